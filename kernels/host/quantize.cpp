@@ -1,0 +1,149 @@
+#include "kernels/host/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/host/e2m1.h"
+#include "model/common/input_error.h"
+
+namespace marlin::kernels {
+namespace {
+
+// Scale and zero point chosen for one group of one column.
+struct GroupParams {
+  Half scale = Half(1.0f);
+  int zero_point = 0;
+};
+
+// Round half to even (the default floating-point rounding mode).
+int round_even(double x) { return static_cast<int>(std::nearbyint(x)); }
+
+void check_input(std::span<const float> w, std::int64_t k, std::int64_t n,
+                 const WeightFormat& format) {
+  const std::string what = "quantize " + format.name();
+  if (k <= 0 || n <= 0) {
+    throw InputError(what + ": shape " + std::to_string(k) + " x " + std::to_string(n) +
+                     " must be positive");
+  }
+  if (static_cast<std::int64_t>(w.size()) != k * n) {
+    throw InputError(what + ": got " + std::to_string(w.size()) + " weights, expected " +
+                     std::to_string(k * n));
+  }
+  format.validate();
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (!std::isfinite(w[i])) {
+      throw InputError(what + ": weight [" + std::to_string(static_cast<std::int64_t>(i) / n) +
+                       "][" + std::to_string(static_cast<std::int64_t>(i) % n) + "] is not finite");
+    }
+  }
+}
+
+// Scale and zero point of a group from its values, per the rules in quantize.h.
+GroupParams choose_params(WeightFormatKind kind, std::span<const double> values) {
+  double lo = 0.0;
+  double hi = 0.0;
+  for (const double v : values) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  const double absmax = std::max(-lo, hi);
+  GroupParams params;
+  if (absmax == 0.0) return params;  // all zeros: s = 1, z = 0
+  switch (kind) {
+    case WeightFormatKind::kFp4E2M1:
+      params.scale = half_at_least(absmax / kE2M1Max, "FP4 group scale");
+      break;
+    case WeightFormatKind::kU4B8:
+      params.scale = half_at_least(absmax / 7.5, "U4B8 group scale");
+      break;
+    case WeightFormatKind::kU4ZeroPoint:
+      params.scale = half_at_least((hi - lo) / 15.0, "U4 zero-point group scale");
+      params.zero_point = std::clamp(round_even(-lo / static_cast<double>(params.scale)), 0, 15);
+      break;
+    case WeightFormatKind::kInt8:
+      params.scale = half_at_least(absmax / 127.0, "INT8 group scale");
+      break;
+    case WeightFormatKind::kFp16:
+      break;
+  }
+  return params;
+}
+
+// Code of one value given its group's parameters.
+std::uint8_t encode(WeightFormatKind kind, double value, const GroupParams& params) {
+  const double x = value / static_cast<double>(params.scale);
+  switch (kind) {
+    case WeightFormatKind::kFp4E2M1:
+      return encode_e2m1(x);
+    case WeightFormatKind::kU4B8:
+      return static_cast<std::uint8_t>(std::clamp(round_even(x) + 8, 0, 15));
+    case WeightFormatKind::kU4ZeroPoint:
+      return static_cast<std::uint8_t>(std::clamp(round_even(x) + params.zero_point, 0, 15));
+    case WeightFormatKind::kInt8:
+      return static_cast<std::uint8_t>(
+          static_cast<std::int8_t>(std::clamp(round_even(x), -127, 127)));
+    case WeightFormatKind::kFp16:
+      break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+PackedWeights quantize_weights(std::span<const float> w, std::int64_t k, std::int64_t n,
+                               const WeightFormat& format) {
+  if (format.kind == WeightFormatKind::kFp16) {
+    throw InputError("quantize: fp16 is not a quantized weight format");
+  }
+  check_input(w, k, n, format);
+  const std::int64_t group = format.effective_group(k);
+  const std::int64_t groups = format.group_count(k);
+  std::vector<std::uint8_t> codes(static_cast<std::size_t>(k * n));
+  std::vector<Half> scales(static_cast<std::size_t>(groups * n));
+  std::vector<std::uint8_t> zeros;
+  if (format.has_zero_points()) zeros.resize(scales.size());
+  std::vector<double> column;
+  for (std::int64_t g = 0; g < groups; ++g) {
+    const std::int64_t begin = g * group;
+    const std::int64_t end = std::min(k, begin + group);
+    for (std::int64_t j = 0; j < n; ++j) {
+      column.clear();
+      for (std::int64_t r = begin; r < end; ++r) {
+        column.push_back(w[static_cast<std::size_t>(r * n + j)]);
+      }
+      const GroupParams params = choose_params(format.kind, column);
+      const auto at = static_cast<std::size_t>(g * n + j);
+      scales[at] = params.scale;
+      if (!zeros.empty()) zeros[at] = static_cast<std::uint8_t>(params.zero_point);
+      for (std::int64_t r = begin; r < end; ++r) {
+        codes[static_cast<std::size_t>(r * n + j)] =
+            encode(format.kind, column[static_cast<std::size_t>(r - begin)], params);
+      }
+    }
+  }
+  return make_packed_weights(format, k, n, codes, scales, zeros);
+}
+
+PackedWeights pack_fp4_weights(std::span<const float> w, std::int64_t k, std::int64_t n,
+                               int group_size) {
+  return quantize_weights(w, k, n, {WeightFormatKind::kFp4E2M1, group_size});
+}
+
+PackedWeights quantize_u4b8(std::span<const float> w, std::int64_t k, std::int64_t n,
+                            int group_size) {
+  return quantize_weights(w, k, n, {WeightFormatKind::kU4B8, group_size});
+}
+
+PackedWeights quantize_u4_zero_point(std::span<const float> w, std::int64_t k, std::int64_t n,
+                                     int group_size) {
+  return quantize_weights(w, k, n, {WeightFormatKind::kU4ZeroPoint, group_size});
+}
+
+PackedWeights quantize_int8(std::span<const float> w, std::int64_t k, std::int64_t n,
+                            int group_size) {
+  return quantize_weights(w, k, n, {WeightFormatKind::kInt8, group_size});
+}
+
+}  // namespace marlin::kernels

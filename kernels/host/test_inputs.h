@@ -1,0 +1,61 @@
+// Random inputs and poisoned outputs for checking kernels against the reference.
+//
+// Seeds: fresh_seed() gives a new seed every run (from std::random_device), unless the
+// environment variable MARLIN_TEST_SEED holds a decimal seed, which reproduces a failing run.
+// Tests print the seed on failure (seed_message() inside SCOPED_TRACE).
+//
+// Poison: output buffers are filled with a NaN pattern before a launch, so an element the
+// kernel never writes stays NaN and fails relative_frobenius_error (which returns NaN).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/host/fp16.h"
+
+namespace marlin::kernels {
+
+// Environment variable that, when set to a decimal integer, replaces fresh seeds.
+inline constexpr const char* kSeedEnvironmentVariable = "MARLIN_TEST_SEED";
+
+// A fresh 64-bit seed (or the MARLIN_TEST_SEED override; InputError if it is not a number).
+std::uint64_t fresh_seed();
+// "seed 1234 (rerun with MARLIN_TEST_SEED=1234)".
+std::string seed_message(std::uint64_t seed);
+
+// Seeded generator of random matrices (row-major). The same seed gives the same values.
+class RandomInputs {
+ public:
+  explicit RandomInputs(std::uint64_t seed) : seed_(seed), engine_(seed) {}
+
+  std::uint64_t seed() const { return seed_; }
+  // count values uniform in [lo, hi), each rounded to FP16.
+  std::vector<Half> uniform_half(std::int64_t count, double lo = -1.0, double hi = 1.0);
+  // count values uniform in [lo, hi) in float.
+  std::vector<float> uniform_float(std::int64_t count, double lo = -1.0, double hi = 1.0);
+  // count values from N(0, stddev^2) in float (weight-like data with outliers).
+  std::vector<float> normal_float(std::int64_t count, double stddev = 1.0);
+  // count codes uniform in [0, limit).
+  std::vector<std::uint8_t> codes(std::int64_t count, int limit);
+  // Uniform integer in [lo, hi].
+  std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
+
+ private:
+  std::uint64_t seed_;
+  std::mt19937_64 engine_;
+};
+
+// The poison patterns: quiet NaNs with a recognisable payload.
+inline constexpr std::uint16_t kPoisonHalfBits = 0x7E5A;
+inline constexpr std::uint32_t kPoisonFloatBits = 0x7FC5A5A5u;
+
+void poison(std::span<Half> buffer);
+void poison(std::span<float> buffer);
+// Number of elements still holding the exact poison pattern.
+std::int64_t count_poisoned(std::span<const Half> buffer);
+std::int64_t count_poisoned(std::span<const float> buffer);
+
+}  // namespace marlin::kernels

@@ -1,0 +1,78 @@
+#include "model/timing/classic_bank_model.h"
+
+#include <algorithm>
+#include <string>
+
+#include "model/common/input_error.h"
+
+namespace marlin::timing {
+namespace {
+
+void require_positive(int value, const char* field) {
+  if (value <= 0) {
+    throw InputError(std::string("threadgroup_memory.") + field + " must be positive (got " +
+                     std::to_string(value) + ")");
+  }
+}
+
+}  // namespace
+
+ClassicBankModel::ClassicBankModel(const model::ThreadgroupMemorySpec& spec)
+    : banks_(spec.banks),
+      bank_width_bytes_(spec.bank_width_bytes),
+      bytes_per_cycle_(spec.bytes_per_cycle) {
+  require_positive(spec.banks, "banks");
+  require_positive(spec.bank_width_bytes, "bank_width_bytes");
+  require_positive(spec.bytes_per_cycle, "bytes_per_cycle");
+  words_.reserve(256);
+  words_per_bank_.assign(static_cast<std::size_t>(banks_), 0);
+  accesses_ = stats_.add_counter("accesses", "simdgroup accesses",
+                                 "threadgroup-memory instructions with at least one active lane");
+  wavefronts_ =
+      stats_.add_counter("wavefronts", "bank passes", "sum over accesses of the bank passes");
+  conflict_passes_ = stats_.add_counter(
+      "conflict_passes", "bank passes",
+      "passes beyond the first caused by bank conflicts (wavefronts - 1 per access)");
+  bytes_ = stats_.add_counter("bytes", "bytes", "bytes requested by active lanes");
+  busy_cycles_ = stats_.add_counter("busy_cycles", "core cycles",
+                                    "cycles the threadgroup-memory pipe is occupied");
+}
+
+BankAccessCost ClassicBankModel::access(LaneMask mask, std::span<const LaneAccess> lanes) {
+  words_.clear();
+  std::int64_t bytes = 0;
+  const auto width = static_cast<std::uint64_t>(bank_width_bytes_);
+  for_each_active_lane(mask, lanes, [&](const LaneAccess& lane) {
+    bytes += lane.bytes;
+    const std::uint64_t first = lane.address / width;
+    const std::uint64_t last = (lane.address + lane.bytes - 1) / width;
+    for (std::uint64_t w = first; w <= last; ++w) {
+      words_.push_back(w);
+    }
+  });
+  if (words_.empty()) {
+    return BankAccessCost{};
+  }
+  // Broadcast: a word counts once however many lanes read it.
+  std::sort(words_.begin(), words_.end());
+  words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
+  std::fill(words_per_bank_.begin(), words_per_bank_.end(), 0);
+  std::int64_t wavefronts = 0;
+  const auto banks = static_cast<std::uint64_t>(banks_);
+  for (const std::uint64_t w : words_) {
+    wavefronts = std::max(wavefronts, ++words_per_bank_[static_cast<std::size_t>(w % banks)]);
+  }
+  BankAccessCost cost;
+  cost.wavefronts = wavefronts;
+  cost.bytes = bytes;
+  cost.bandwidth_cycles = Cycles((bytes + bytes_per_cycle_ - 1) / bytes_per_cycle_);
+  cost.busy_cycles = later(Cycles(wavefronts), cost.bandwidth_cycles);
+  stats_.increment(accesses_);
+  stats_.add(wavefronts_, wavefronts);
+  stats_.add(conflict_passes_, wavefronts - 1);
+  stats_.add(bytes_, bytes);
+  stats_.add(busy_cycles_, cost.busy_cycles.count());
+  return cost;
+}
+
+}  // namespace marlin::timing

@@ -1,0 +1,39 @@
+// Coalescer: turns one simdgroup's device-memory access into the cache lines it touches.
+//
+// Contract: coalesce() returns the distinct line addresses (byte address of each line's first
+// byte) touched by the active lanes, in ascending address order, which is the order in which
+// the memory hierarchy receives the line requests. A lane whose bytes straddle a line boundary
+// touches every line its bytes fall in. The returned span stays valid until the next call.
+// After the first calls have grown the internal buffer, coalesce() does not allocate.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "model/device/device_spec.h"
+#include "model/timing/lane_access.h"
+#include "model/timing/stats.h"
+
+namespace marlin::timing {
+
+class Coalescer {
+ public:
+  // Uses the L1 line size; throws InputError if line_bytes is not positive.
+  explicit Coalescer(const model::CacheSpec& l1);
+
+  std::span<const std::uint64_t> coalesce(LaneMask mask, std::span<const LaneAccess> lanes);
+
+  [[nodiscard]] int line_bytes() const { return line_bytes_; }
+  [[nodiscard]] const StatRegistry& stats() const { return stats_; }
+
+ private:
+  int line_bytes_;
+  std::vector<std::uint64_t> lines_;  // reused across calls
+  StatRegistry stats_;
+  StatId accesses_;
+  StatId lane_accesses_;
+  StatId line_requests_;
+};
+
+}  // namespace marlin::timing

@@ -1,0 +1,354 @@
+#include "model/timing/launch_replay.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "model/common/input_error.h"
+#include "model/common/invariant.h"
+
+namespace marlin::timing {
+namespace {
+
+constexpr Cycles kNever(std::numeric_limits<std::int64_t>::max() / 4);
+
+std::string where(const sim::LaunchTrace& trace) {
+  return "trace of kernel '" + trace.kernel + "'";
+}
+
+std::uint64_t product(const std::array<std::uint32_t, 3>& v) {
+  return static_cast<std::uint64_t>(v[0]) * v[1] * v[2];
+}
+
+bool has_accesses(sim::OpClass op) {
+  switch (op) {
+    case sim::OpClass::kDeviceLoad:
+    case sim::OpClass::kDeviceStore:
+    case sim::OpClass::kThreadgroupLoad:
+    case sim::OpClass::kThreadgroupStore:
+    case sim::OpClass::kAtomic:
+    case sim::OpClass::kMatrixLoad:
+    case sim::OpClass::kMatrixStore:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input, int launch_index,
+                           Cycles begin, Cycles overhead)
+    : device_(device),
+      trace_(*input.trace),
+      launch_index_(launch_index),
+      begin_(begin),
+      exec_begin_(begin + overhead),
+      cores_(device.gpu.cores),
+      schedulers_(device.gpu.schedulers_per_core),
+      resident_(input.resident_threadgroups_per_core),
+      sgs_per_tg_(0),
+      slots_per_core_(0),
+      tail_start_(kNever),
+      woken_(kNever),
+      last_end_(begin + overhead) {
+  if (resident_ < 1) {
+    throw InputError(where(trace_) + ": resident_threadgroups_per_core must be at least 1 (got " +
+                     std::to_string(resident_) + ")");
+  }
+  const std::uint64_t threadgroups = product(trace_.threadgroups_per_grid);
+  const std::uint64_t threads = product(trace_.threads_per_threadgroup);
+  if (threadgroups > std::numeric_limits<std::uint32_t>::max()) {
+    throw InputError(where(trace_) + ": more than 2^32-1 threadgroups in the grid");
+  }
+  if (threadgroups > 0 && (threads == 0 || threads > 65536)) {
+    throw InputError(where(trace_) +
+                     ": threads_per_threadgroup must hold 1 to 65536 threads (got " +
+                     std::to_string(threads) + ")");
+  }
+  const auto width = static_cast<std::uint64_t>(device.gpu.simd_width);
+  total_threadgroups_ = static_cast<std::uint32_t>(threadgroups);
+  sgs_per_tg_ = static_cast<int>((threads + width - 1) / width);
+  slots_per_core_ = resident_ * sgs_per_tg_;
+  result_.kernel = trace_.kernel;
+  result_.begin = begin;
+  result_.overhead = overhead;
+  result_.threadgroups = threadgroups;
+  result_.simdgroups_per_threadgroup = sgs_per_tg_;
+  result_.resident_threadgroups_per_core = resident_;
+  index_traces();
+
+  sgs_.assign(static_cast<std::size_t>(cores_ * slots_per_core_), SimdgroupSlot{});
+  tgs_.assign(static_cast<std::size_t>(cores_ * resident_), ThreadgroupSlot{});
+  for (ThreadgroupSlot& slot : tgs_) slot.empty_since = exec_begin_;
+  Scheduler idle_scheduler;
+  idle_scheduler.wake = kNever;
+  idle_scheduler.pipe_holder.fill(StallClass::kAluBusy);
+  scheds_.assign(static_cast<std::size_t>(cores_ * schedulers_), idle_scheduler);
+  free_slots_.assign(static_cast<std::size_t>(cores_), resident_);
+  resident_sgs_.assign(static_cast<std::size_t>(cores_), 0);
+  tgm_free_.assign(static_cast<std::size_t>(cores_), Cycles(0));
+  core_wake_.assign(static_cast<std::size_t>(cores_), kNever);
+  std::vector<EndEvent> storage;
+  storage.reserve(tgs_.size() + 1);
+  ends_ = decltype(ends_)(std::greater<>(), std::move(storage));
+  lanes_.resize(64);
+}
+
+void LaunchReplay::index_traces() {
+  const auto& grid = trace_.threadgroups_per_grid;
+  trace_of_.assign(static_cast<std::size_t>(total_threadgroups_) * sgs_per_tg_, -1);
+  done_offset_.resize(trace_.simdgroups.size());
+  std::size_t total_ops = 0;
+  for (std::size_t i = 0; i < trace_.simdgroups.size(); ++i) {
+    const sim::SimdgroupTrace& sg = trace_.simdgroups[i];
+    const auto name = [&] {  // built only for an error message
+      return where(trace_) + ": threadgroup (" + std::to_string(sg.threadgroup[0]) + "," +
+             std::to_string(sg.threadgroup[1]) + "," + std::to_string(sg.threadgroup[2]) +
+             ") simdgroup " + std::to_string(sg.simdgroup);
+    };
+    if (sg.threadgroup[0] >= grid[0] || sg.threadgroup[1] >= grid[1] ||
+        sg.threadgroup[2] >= grid[2] || sg.simdgroup >= static_cast<std::uint32_t>(sgs_per_tg_)) {
+      throw InputError(name() + ": outside the grid or the threadgroup");
+    }
+    const std::uint64_t linear =
+        sg.threadgroup[0] +
+        static_cast<std::uint64_t>(grid[0]) *
+            (sg.threadgroup[1] + static_cast<std::uint64_t>(grid[1]) * sg.threadgroup[2]);
+    std::int32_t& slot = trace_of_[linear * static_cast<std::uint64_t>(sgs_per_tg_) + sg.simdgroup];
+    if (slot >= 0) throw InputError(name() + ": appears twice");
+    slot = static_cast<std::int32_t>(i);
+    for (std::size_t k = 0; k < sg.ops.size(); ++k) {
+      const sim::TraceOp& op = sg.ops[k];
+      const auto at = [&] { return name() + " op " + std::to_string(k); };
+      if (op.dep >= static_cast<std::int64_t>(k)) {
+        throw InputError(at() + ": dep " + std::to_string(op.dep) + " is not an earlier op");
+      }
+      if (op.op == sim::OpClass::kAlu && op.kind >= sim::kAluKindCount) {
+        throw InputError(at() + ": ALU kind " + std::to_string(op.kind) + " is unknown");
+      }
+      if (has_accesses(op.op) &&
+          static_cast<std::uint64_t>(op.first_access) + op.count > sg.accesses.size()) {
+        throw InputError(at() + ": accesses beyond the simdgroup's access list");
+      }
+    }
+    done_offset_[i] = total_ops;
+    total_ops += sg.ops.size();
+  }
+  done_.assign(total_ops, Cycles(0));
+}
+
+LaunchResult LaunchReplay::run() {
+  Cycles t = exec_begin_;
+  for (;;) {
+    while (!ends_.empty() && ends_.top().at <= t) {
+      const EndEvent event = ends_.top();
+      ends_.pop();
+      end_threadgroup(event.core, event.slot);
+    }
+    dispatch(t);
+    if (!ends_.empty() && ends_.top().at <= t) continue;  // threadgroups with no work
+    Cycles next = ends_.empty() ? kNever : ends_.top().at;
+    woken_ = kNever;  // a barrier release may wake a scheduler visited earlier in this step
+    for (int core = 0; core < cores_; ++core) {
+      Cycles& core_wake = core_wake_[static_cast<std::size_t>(core)];
+      if (core_wake <= t) {
+        core_wake = kNever;
+        for (int k = 0; k < schedulers_; ++k) {
+          Scheduler& s = scheduler(core, k);
+          if (s.wake <= t && s.last_issue != t) try_issue(core, k, t);
+          core_wake = std::min(core_wake, s.wake);
+        }
+      }
+      next = std::min(next, core_wake);
+    }
+    if (!ends_.empty()) next = std::min(next, ends_.top().at);
+    next = std::min(next, woken_);
+    if (next == kNever) break;
+    MARLIN_CHECK(next >= t, "simulated time never goes backwards");
+    t = next;
+  }
+  // A barrier releases once every simdgroup still running has arrived, so nothing can wait
+  // forever: when no event is left, every threadgroup has run.
+  MARLIN_CHECK(active_threadgroups_ == 0 && next_threadgroup_ == total_threadgroups_,
+               "every threadgroup ran to its end");
+
+  // Close the launch: overhead is idle for every slot, empty slots after the last
+  // dispatch are the tail.
+  const Cycles end = last_end_;
+  result_.cycles = end - begin_;
+  const std::int64_t slots = static_cast<std::int64_t>(cores_) * slots_per_core_;
+  result_.slot_cycles = slots * result_.cycles.count();
+  result_.breakdown.add(StallClass::kIdle, slots * (exec_begin_ - begin_).count());
+  for (const ThreadgroupSlot& slot : tgs_) {
+    MARLIN_CHECK(!slot.busy, "every threadgroup ended");
+    result_.breakdown.add(StallClass::kTail, sgs_per_tg_ * (end - slot.empty_since).count());
+  }
+  MARLIN_CHECK(result_.breakdown.total() == result_.slot_cycles,
+               "the stall breakdown covers every simdgroup-slot cycle exactly once");
+  result_.tail_cycles = tail_start_ < end ? end - tail_start_ : Cycles(0);
+  for (const ThreadgroupSlot& slot : tgs_) result_.waves = std::max(result_.waves, slot.held);
+  for (const ThreadgroupSlot& slot : tgs_) {
+    if (slot.held == result_.waves && result_.waves > 0) ++result_.last_wave_threadgroups;
+  }
+  const std::int64_t exec = (end - exec_begin_).count();
+  result_.achieved_simdgroups_per_core =
+      exec > 0 ? static_cast<double>(resident_sg_cycles_) / static_cast<double>(cores_ * exec)
+               : 0.0;
+  if (device_.sink != nullptr) {
+    device_.sink->on_launch(launch_index_, trace_.kernel, begin_, end);
+  }
+  return result_;
+}
+
+// ---- Dispatcher ---------------------------------------------------------------------------
+
+void LaunchReplay::dispatch(Cycles t) {
+  while (next_threadgroup_ < total_threadgroups_) {
+    int best = -1;
+    for (int core = 0; core < cores_; ++core) {
+      const int free = free_slots_[static_cast<std::size_t>(core)];
+      if (free > 0 && (best < 0 || free > free_slots_[static_cast<std::size_t>(best)])) {
+        best = core;
+      }
+    }
+    if (best < 0) return;
+    int slot = 0;
+    while (tg(best, slot).busy) ++slot;
+    start_threadgroup(best, slot, t);
+  }
+  // Nothing left to dispatch: slots empty from now on are the tail.
+  if (tail_start_ == kNever) {
+    for (int core = 0; core < cores_; ++core) {
+      if (free_slots_[static_cast<std::size_t>(core)] > 0) {
+        tail_start_ = t;
+        break;
+      }
+    }
+  }
+}
+
+void LaunchReplay::start_threadgroup(int core, int slot, Cycles t) {
+  ThreadgroupSlot& group = tg(core, slot);
+  const std::uint32_t index = next_threadgroup_++;
+  const Cycles empty_since = group.empty_since;
+  group = ThreadgroupSlot{.busy = true,
+                          .threadgroup = index,
+                          .begin = t,
+                          .end = t,
+                          .empty_since = empty_since,
+                          .live = sgs_per_tg_,
+                          .arrived = 0,
+                          .last_arrival = t,
+                          .held = group.held + 1};
+  // A slot empty while work remained is idle (dispatch is immediate, so this is 0 today).
+  result_.breakdown.add(StallClass::kIdle, sgs_per_tg_ * (t - group.empty_since).count());
+  --free_slots_[static_cast<std::size_t>(core)];
+  ++active_threadgroups_;
+  device_.counters->registry.increment(device_.counters->threadgroups);
+  resident_sgs_[static_cast<std::size_t>(core)] += sgs_per_tg_;
+  if (device_.sink != nullptr) {
+    device_.sink->on_counter(TimingCounter::kResidentSimdgroups, core, t,
+                             resident_sgs_[static_cast<std::size_t>(core)]);
+  }
+  for (int i = 0; i < sgs_per_tg_; ++i) {
+    const int local = slot * sgs_per_tg_ + i;
+    SimdgroupSlot& s = sg(core, local);
+    s = SimdgroupSlot{};
+    const std::int32_t trace_index =
+        trace_of_[static_cast<std::size_t>(index) * static_cast<std::size_t>(sgs_per_tg_) +
+                  static_cast<std::size_t>(i)];
+    if (trace_index >= 0) {
+      const sim::SimdgroupTrace& trace = trace_.simdgroups[static_cast<std::size_t>(trace_index)];
+      s.ops = trace.ops.data();
+      s.accesses = trace.accesses.data();
+      s.op_count = static_cast<std::uint32_t>(trace.ops.size());
+      s.done = done_.data() + done_offset_[static_cast<std::size_t>(trace_index)];
+    }
+    s.live = true;
+    s.age = next_age_++;
+    s.wait_from = t;
+    s.last_done = t;
+    s.open_begin = t;
+    s.open_end = t;
+    prepare_next(core, local, t);
+    if (s.live) wake(core, local, s.ready_at);
+  }
+}
+
+void LaunchReplay::end_threadgroup(int core, int slot) {
+  ThreadgroupSlot& group = tg(core, slot);
+  MARLIN_CHECK(group.busy && group.live == 0, "a threadgroup ends after all its simdgroups");
+  for (int i = 0; i < sgs_per_tg_; ++i) {
+    const int local = slot * sgs_per_tg_ + i;
+    charge(core, local, StallClass::kIdle, sg(core, local).end, group.end);
+    flush_state(core, local);
+  }
+  resident_sg_cycles_ += static_cast<std::int64_t>(sgs_per_tg_) * (group.end - group.begin).count();
+  last_end_ = std::max(last_end_, group.end);
+  group.busy = false;
+  group.empty_since = group.end;
+  ++free_slots_[static_cast<std::size_t>(core)];
+  --active_threadgroups_;
+  resident_sgs_[static_cast<std::size_t>(core)] -= sgs_per_tg_;
+  if (device_.sink != nullptr) {
+    device_.sink->on_threadgroup(launch_index_, core, slot, group.threadgroup, group.begin,
+                                 group.end);
+    device_.sink->on_counter(TimingCounter::kResidentSimdgroups, core, group.end,
+                             resident_sgs_[static_cast<std::size_t>(core)]);
+    device_.sink->on_counter(TimingCounter::kDramBytes, -1, group.end,
+                             device_.memory->dram().stats().value("bytes"));
+  }
+}
+
+// ---- Accounting ---------------------------------------------------------------------------
+
+void LaunchReplay::classify_wait(int core, int local, Cycles t, Cycles pipe_last_issue,
+                                 Cycles pipe_free, StallClass holder) {
+  SimdgroupSlot& s = sg(core, local);
+  Cycles x = s.wait_from;
+  if (s.barrier_until > x) {
+    const Cycles b = std::min(t, s.barrier_until);
+    charge(core, local, StallClass::kBarrierWait, x, b);
+    x = b;
+  }
+  if (s.dep_ready > x) {
+    const Cycles d = std::min(t, s.dep_ready);
+    charge(core, local, s.dep_class, x, d);
+    x = d;
+  }
+  const Cycles busy_from = std::max(x, pipe_last_issue + Cycles(1));
+  const Cycles busy_to = std::min(t, pipe_free);
+  if (busy_to > busy_from) {
+    charge(core, local, StallClass::kIssueWait, x, busy_from);
+    charge(core, local, holder, busy_from, busy_to);
+    x = busy_to;
+  }
+  charge(core, local, StallClass::kIssueWait, x, t);
+  s.barrier_until = Cycles(0);
+}
+
+void LaunchReplay::charge(int core, int local, StallClass stall, Cycles from, Cycles to) {
+  if (to <= from) return;
+  result_.breakdown.add(stall, (to - from).count());
+  if (device_.sink == nullptr) return;
+  SimdgroupSlot& s = sg(core, local);
+  if (s.open_state == stall && s.open_end == from) {
+    s.open_end = to;
+    return;
+  }
+  flush_state(core, local);
+  s.open_state = stall;
+  s.open_begin = from;
+  s.open_end = to;
+}
+
+void LaunchReplay::flush_state(int core, int local) {
+  SimdgroupSlot& s = sg(core, local);
+  if (device_.sink != nullptr && s.open_end > s.open_begin) {
+    device_.sink->on_simdgroup_state(core, local, s.open_state, s.open_begin, s.open_end);
+  }
+  s.open_begin = s.open_end;
+}
+
+}  // namespace marlin::timing

@@ -1,0 +1,189 @@
+// LaunchReplay: replays one launch's per-simdgroup traces on the simulated device: the
+// dispatcher places threadgroups on cores, each core's schedulers issue the simdgroups'
+// instructions through the pipes, threadgroup memory, barriers and the memory hierarchy.
+//
+// Model (docs/timing-model.md, "Dispatcher", "Core and schedulers", "Stall classes"):
+// - Threadgroups are dispatched in linear order (x fastest) to the core with the most free
+//   threadgroup slots (ties: lowest core index), lowest free slot first, in the cycle a slot
+//   frees up. Simdgroup slot l of a core is bound to scheduler l mod schedulers_per_core.
+// - A scheduler issues at most one instruction per cycle, from the ready simdgroup chosen by the
+//   issue policy. An op is ready when the previous op of its simdgroup issued in an earlier
+//   cycle, its `dep` op has completed, and its pipe accepts it.
+// - Time advances event to event: a scheduler with no ready simdgroup sleeps until the earliest
+//   cycle one can be ready, so fully stalled spans cost no work. Nothing is allocated in the loop.
+// Deterministic: cores, schedulers and events are visited in a fixed order.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "model/device/device_spec.h"
+#include "model/timing/coalescer.h"
+#include "model/timing/core_counters.h"
+#include "model/timing/memory_hierarchy.h"
+#include "model/timing/op_costs.h"
+#include "model/timing/threadgroup_memory_banks.h"
+#include "model/timing/timing_event_sink.h"
+#include "model/timing/timing_run.h"
+
+namespace marlin::timing {
+
+// The device state shared by the launches of one run (caches stay warm between launches).
+struct ReplayDevice {
+  model::GpuSpec gpu;
+  model::ThreadgroupMemorySpec threadgroup_memory;
+  const OpCosts* costs = nullptr;
+  MemoryHierarchy* memory = nullptr;
+  Coalescer* coalescer = nullptr;
+  std::vector<std::unique_ptr<ThreadgroupMemoryBanks>>* banks = nullptr;  // one per core
+  CoreCounters* counters = nullptr;
+  IssuePolicy policy = IssuePolicy::kOldestFirst;
+  TimingEventSink* sink = nullptr;  // optional
+};
+
+class LaunchReplay {
+ public:
+  // Validates the launch (InputError naming the kernel and the bad field) and prepares the
+  // per-launch state. `begin` is the launch's first cycle; threadgroups start at
+  // begin + overhead.
+  LaunchReplay(const ReplayDevice& device, const LaunchInput& input, int launch_index, Cycles begin,
+               Cycles overhead);
+
+  LaunchResult run();
+
+ private:
+  static constexpr int kFirstTgPipe = static_cast<int>(Pipe::kThreadgroupMemory);
+
+  struct SimdgroupSlot {
+    const sim::TraceOp* ops = nullptr;
+    const sim::MemAccess* accesses = nullptr;
+    Cycles* done = nullptr;  // completion cycle per op (this launch's completion array)
+    std::uint32_t op_count = 0;
+    std::uint32_t pc = 0;
+    std::uint32_t run_left = 0;  // ALU instructions of ops[pc] still to issue (0: not started)
+    bool live = false;           // resident and not finished issuing
+    bool blocked = false;        // arrived at a threadgroup barrier, not released
+    Pipe pipe = Pipe::kNone;     // pipe of ops[pc]
+    std::uint64_t age = 0;       // dispatch order, for the issue policy
+    Cycles ready_at;             // ops[pc] may issue from here (order and dependency; pipes aside)
+    Cycles wait_from;            // start of the not yet classified interval
+    Cycles barrier_until;        // the interval's barrier part ends here
+    Cycles dep_ready;            // the interval's dependency part ends here
+    StallClass dep_class = StallClass::kAluBusy;
+    Cycles barrier_issue;  // cycle the pending threadgroup barrier issued
+    Cycles last_done;      // latest completion of the ops issued so far
+    StallClass last_done_class = StallClass::kAluBusy;
+    Cycles end;  // when it finished (issued everything and all results completed)
+    // Open state interval for the event sink (merged while the class repeats).
+    StallClass open_state = StallClass::kIdle;
+    Cycles open_begin;
+    Cycles open_end;
+  };
+
+  struct ThreadgroupSlot {
+    bool busy = false;
+    std::uint32_t threadgroup = 0;
+    Cycles begin;
+    Cycles end;
+    Cycles empty_since;
+    int live = 0;     // simdgroups still issuing
+    int arrived = 0;  // simdgroups waiting at the current barrier
+    Cycles last_arrival;
+    int held = 0;  // threadgroups this slot held in this launch (its wave count)
+  };
+
+  struct Scheduler {
+    Cycles wake;            // try to issue no earlier than this
+    Cycles last_issue{-1};  // cycle of the last issue
+    int last_issued = -1;   // simdgroup slot that issued last (greedy policy)
+    std::array<Cycles, kSchedulerPipeCount> pipe_free{};
+    std::array<Cycles, kSchedulerPipeCount> pipe_last_issue{};
+    std::array<StallClass, kSchedulerPipeCount> pipe_holder{};
+  };
+
+  struct EndEvent {
+    Cycles at;
+    int core = 0;
+    int slot = 0;
+    friend bool operator>(const EndEvent& a, const EndEvent& b) {
+      if (a.at != b.at) return a.at > b.at;
+      if (a.core != b.core) return a.core > b.core;
+      return a.slot > b.slot;
+    }
+  };
+
+  // Setup.
+  void index_traces();
+  // Dispatcher.
+  void dispatch(Cycles t);
+  void start_threadgroup(int core, int slot, Cycles t);
+  void end_threadgroup(int core, int slot);
+  // Schedulers.
+  void try_issue(int core, int scheduler, Cycles t);
+  [[nodiscard]] Cycles eligible(const SimdgroupSlot& sg, int core, const Scheduler& s) const;
+  void issue(int core, int scheduler, int local, Cycles t);
+  void prepare_next(int core, int local, Cycles order_ready);
+  void finish_simdgroup(int core, int local, Cycles end);
+  void arrive_at_barrier(int core, int local, Cycles t);
+  void check_release(int core, int tg_slot);
+  void wake(int core, int local, Cycles at);
+  // Op timing.
+  Cycles device_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses, Cycles t,
+                       bool is_write);
+  Cycles threadgroup_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses,
+                            Cycles t);
+  // Accounting.
+  // Splits [wait_from, t) into barrier, dependency, pipe-busy and issue-wait parts. The pipe is
+  // busy in (pipe_last_issue, pipe_free): the cycle of its last issue was another issue.
+  void classify_wait(int core, int local, Cycles t, Cycles pipe_last_issue, Cycles pipe_free,
+                     StallClass holder);
+  void charge(int core, int local, StallClass stall, Cycles from, Cycles to);
+  void flush_state(int core, int local);
+
+  SimdgroupSlot& sg(int core, int local) {
+    return sgs_[static_cast<std::size_t>(core * slots_per_core_ + local)];
+  }
+  ThreadgroupSlot& tg(int core, int slot) {
+    return tgs_[static_cast<std::size_t>(core * resident_ + slot)];
+  }
+  Scheduler& scheduler(int core, int k) {
+    return scheds_[static_cast<std::size_t>(core * schedulers_ + k)];
+  }
+
+  const ReplayDevice& device_;
+  const sim::LaunchTrace& trace_;
+  LaunchResult result_;
+  int launch_index_;
+  Cycles begin_;
+  Cycles exec_begin_;
+  int cores_;
+  int schedulers_;
+  int resident_;
+  int sgs_per_tg_;
+  int slots_per_core_;
+  std::uint32_t total_threadgroups_ = 0;
+  std::uint32_t next_threadgroup_ = 0;
+  int active_threadgroups_ = 0;
+  std::uint64_t next_age_ = 0;
+  Cycles tail_start_;
+  Cycles woken_;  // earliest wake set during the current step
+  Cycles last_end_;
+  std::int64_t resident_sg_cycles_ = 0;
+
+  std::vector<std::int32_t> trace_of_;    // (threadgroup * sgs_per_tg + simdgroup) -> trace or -1
+  std::vector<std::size_t> done_offset_;  // per trace: first entry in done_
+  std::vector<Cycles> done_;
+  std::vector<SimdgroupSlot> sgs_;
+  std::vector<ThreadgroupSlot> tgs_;
+  std::vector<Scheduler> scheds_;
+  std::vector<int> free_slots_;    // per core
+  std::vector<int> resident_sgs_;  // per core
+  std::vector<Cycles> tgm_free_;   // per core: threadgroup-memory pipe free from
+  std::vector<Cycles> core_wake_;  // per core: earliest wake of its schedulers
+  std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
+  std::vector<LaneAccess> lanes_;  // scratch for one chunk of an op's accesses
+};
+
+}  // namespace marlin::timing

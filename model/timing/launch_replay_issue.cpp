@@ -1,0 +1,316 @@
+// LaunchReplay, part 2: the schedulers (issue, dependencies, pipes, barriers) and the timing
+// of memory ops. See launch_replay.h for the model.
+#include <algorithm>
+#include <limits>
+#include <span>
+
+#include "model/common/invariant.h"
+#include "model/timing/launch_replay.h"
+
+namespace marlin::timing {
+namespace {
+
+constexpr Cycles kNever(std::numeric_limits<std::int64_t>::max() / 4);
+constexpr std::size_t kChunk = 64;  // lanes per coalescer / bank-model call
+
+// Device addresses: each buffer gets its own 2^40-byte range, so buffers never share a line.
+constexpr int kBufferShift = 40;
+
+bool is_store(sim::OpClass op) {
+  return op == sim::OpClass::kDeviceStore || op == sim::OpClass::kThreadgroupStore ||
+         op == sim::OpClass::kMatrixStore || op == sim::OpClass::kAtomic;
+}
+
+}  // namespace
+
+void LaunchReplay::wake(int core, int local, Cycles at) {
+  Scheduler& s = scheduler(core, local % schedulers_);
+  s.wake = std::min(s.wake, std::max(at, s.last_issue + Cycles(1)));
+  woken_ = std::min(woken_, s.wake);
+  Cycles& core_wake = core_wake_[static_cast<std::size_t>(core)];
+  core_wake = std::min(core_wake, s.wake);
+}
+
+Cycles LaunchReplay::eligible(const SimdgroupSlot& g, int core, const Scheduler& s) const {
+  const auto pipe = static_cast<std::size_t>(g.pipe);
+  if (pipe < kSchedulerPipeCount) return std::max(g.ready_at, s.pipe_free[pipe]);
+  if (g.pipe == Pipe::kThreadgroupMemory) {
+    return std::max(g.ready_at, tgm_free_[static_cast<std::size_t>(core)]);
+  }
+  return g.ready_at;
+}
+
+void LaunchReplay::try_issue(int core, int k, Cycles t) {
+  Scheduler& s = scheduler(core, k);
+  int best = -1;
+  if (device_.policy == IssuePolicy::kGreedyThenOldest && s.last_issued >= 0) {
+    const SimdgroupSlot& g = sg(core, s.last_issued);
+    if (g.live && !g.blocked && eligible(g, core, s) <= t) best = s.last_issued;
+  }
+  Cycles earliest = kNever;
+  if (best < 0) {
+    std::uint64_t best_age = std::numeric_limits<std::uint64_t>::max();
+    for (int local = k; local < slots_per_core_; local += schedulers_) {
+      const SimdgroupSlot& g = sg(core, local);
+      if (!g.live || g.blocked) continue;
+      const Cycles e = eligible(g, core, s);
+      if (e > t) {
+        earliest = std::min(earliest, e);
+      } else if (g.age < best_age) {
+        best_age = g.age;
+        best = local;
+      }
+    }
+  }
+  if (best < 0) {
+    s.wake = earliest;
+    return;
+  }
+  s.last_issue = t;
+  s.last_issued = best;
+  s.wake = t + Cycles(1);
+  issue(core, k, best, t);
+}
+
+void LaunchReplay::issue(int core, int k, int local, Cycles t) {
+  SimdgroupSlot& g = sg(core, local);
+  Scheduler& s = scheduler(core, k);
+  CoreCounters& counters = *device_.counters;
+  const sim::TraceOp& op = g.ops[g.pc];
+  const auto pipe = static_cast<std::size_t>(g.pipe);
+
+  // Classify the wait since the previous issue with the pipe state before this issue.
+  Cycles pipe_free(0);
+  Cycles pipe_last_issue(0);
+  StallClass holder = StallClass::kAluBusy;
+  if (pipe < kSchedulerPipeCount) {
+    pipe_free = s.pipe_free[pipe];
+    pipe_last_issue = s.pipe_last_issue[pipe];
+    holder = s.pipe_holder[pipe];
+    s.pipe_last_issue[pipe] = t;
+  } else if (g.pipe == Pipe::kThreadgroupMemory) {
+    pipe_free = tgm_free_[static_cast<std::size_t>(core)];
+    // Shared by the core's schedulers: busy for this simdgroup even in the cycle of the
+    // previous access, which another scheduler may have issued.
+    pipe_last_issue = Cycles(-1);
+    holder = StallClass::kThreadgroupMemoryWait;
+  }
+  classify_wait(core, local, t, pipe_last_issue, pipe_free, holder);
+  charge(core, local, StallClass::kIssuing, t, t + Cycles(1));
+  counters.registry.increment(counters.instructions);
+
+  Cycles done = t;
+  Cycles order_ready = t + Cycles(1);
+  const sim::MemAccess* accesses = g.accesses;
+  switch (op.op) {
+    case sim::OpClass::kAlu: {
+      const OpCost& cost = device_.costs->alu(op.kind);
+      s.pipe_free[pipe] = t + cost.throughput;
+      s.pipe_holder[pipe] = StallClass::kAluBusy;
+      counters.registry.increment(counters.alu_instructions);
+      if (g.run_left == 0) g.run_left = std::max<std::uint32_t>(op.count, 1);
+      if (--g.run_left > 0) {
+        // More instructions of the run: independent of each other, limited by the pipe only.
+        g.wait_from = t + Cycles(1);
+        g.dep_ready = Cycles(0);
+        g.ready_at = t + Cycles(1);
+        return;
+      }
+      done = t + cost.latency;
+      break;
+    }
+    case sim::OpClass::kShuffle:
+    case sim::OpClass::kReduction:
+    case sim::OpClass::kVote:
+    case sim::OpClass::kMatrixMultiply:
+    case sim::OpClass::kMatrixFill:
+    case sim::OpClass::kMatrixCopy: {
+      const OpCost cost = device_.costs->compute(op);
+      const bool multiply = op.op == sim::OpClass::kMatrixMultiply;
+      s.pipe_free[pipe] = t + cost.throughput;
+      s.pipe_holder[pipe] = multiply ? StallClass::kMatrixBusy : StallClass::kAluBusy;
+      if (multiply) {
+        counters.registry.increment(counters.matrix_multiplies);
+        counters.registry.add(counters.matrix_pipe_cycles, cost.throughput.count());
+      } else {
+        counters.registry.increment(counters.alu_instructions);
+      }
+      done = t + cost.latency;
+      break;
+    }
+    case sim::OpClass::kDeviceLoad:
+    case sim::OpClass::kDeviceStore:
+    case sim::OpClass::kThreadgroupLoad:
+    case sim::OpClass::kThreadgroupStore:
+    case sim::OpClass::kAtomic:
+    case sim::OpClass::kMatrixLoad:
+    case sim::OpClass::kMatrixStore:
+      if (g.pipe == Pipe::kThreadgroupMemory) {
+        counters.registry.increment(counters.threadgroup_memory_ops);
+        done = threadgroup_memory(core, op, accesses, t);
+      } else {
+        counters.registry.increment(counters.device_memory_ops);
+        done = device_memory(core, op, accesses, t, is_store(op.op));
+      }
+      break;
+    case sim::OpClass::kThreadgroupBarrier:
+      arrive_at_barrier(core, local, t);
+      return;
+    case sim::OpClass::kSimdBarrier:
+      counters.registry.increment(counters.simdgroup_barriers);
+      done = t + Cycles(device_.threadgroup_memory.simdgroup_barrier_cycles);
+      g.barrier_until = done;
+      order_ready = std::max(order_ready, done);
+      break;
+  }
+  g.done[g.pc] = done;
+  if (done > g.last_done) {
+    g.last_done = done;
+    g.last_done_class = OpCosts::wait_class(op);
+  }
+  ++g.pc;
+  g.run_left = 0;
+  g.wait_from = t + Cycles(1);
+  prepare_next(core, local, order_ready);
+}
+
+void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
+  SimdgroupSlot& g = sg(core, local);
+  if (g.pc >= g.op_count) {
+    finish_simdgroup(core, local, std::max(order_ready, g.last_done));
+    return;
+  }
+  const sim::TraceOp& op = g.ops[g.pc];
+  g.dep_ready = Cycles(0);
+  if (op.dep >= 0) {
+    g.dep_ready = g.done[op.dep];
+    g.dep_class = OpCosts::wait_class(g.ops[op.dep]);
+  }
+  g.ready_at = std::max(order_ready, g.dep_ready);
+  switch (op.op) {
+    case sim::OpClass::kAlu:
+      g.pipe = device_.costs->alu(op.kind).pipe;
+      break;
+    case sim::OpClass::kShuffle:
+    case sim::OpClass::kReduction:
+    case sim::OpClass::kVote:
+    case sim::OpClass::kMatrixMultiply:
+    case sim::OpClass::kMatrixFill:
+    case sim::OpClass::kMatrixCopy:
+      g.pipe = device_.costs->compute(op).pipe;
+      break;
+    default:
+      g.pipe = OpCosts::uses_threadgroup_memory(op) ? Pipe::kThreadgroupMemory : Pipe::kNone;
+      break;
+  }
+}
+
+void LaunchReplay::finish_simdgroup(int core, int local, Cycles end) {
+  SimdgroupSlot& g = sg(core, local);
+  Cycles x = g.wait_from;
+  if (g.barrier_until > x) {
+    const Cycles b = std::min(end, g.barrier_until);
+    charge(core, local, StallClass::kBarrierWait, x, b);
+    x = b;
+  }
+  charge(core, local, g.last_done_class, x, end);
+  g.barrier_until = Cycles(0);
+  g.live = false;
+  g.end = end;
+  const int slot = local / sgs_per_tg_;
+  ThreadgroupSlot& group = tg(core, slot);
+  --group.live;
+  group.end = std::max(group.end, end);
+  if (group.live == 0) {
+    ends_.push(EndEvent{group.end, core, slot});
+  } else {
+    check_release(core, slot);
+  }
+}
+
+void LaunchReplay::arrive_at_barrier(int core, int local, Cycles t) {
+  SimdgroupSlot& g = sg(core, local);
+  g.blocked = true;
+  g.barrier_issue = t;
+  device_.counters->registry.increment(device_.counters->threadgroup_barriers);
+  const int slot = local / sgs_per_tg_;
+  ThreadgroupSlot& group = tg(core, slot);
+  ++group.arrived;
+  group.last_arrival = t;
+  check_release(core, slot);
+}
+
+void LaunchReplay::check_release(int core, int slot) {
+  ThreadgroupSlot& group = tg(core, slot);
+  if (group.arrived == 0 || group.arrived < group.live) return;
+  const Cycles release =
+      group.last_arrival + Cycles(device_.threadgroup_memory.threadgroup_barrier_cycles);
+  group.arrived = 0;
+  device_.counters->registry.increment(device_.counters->barrier_releases);
+  for (int i = 0; i < sgs_per_tg_; ++i) {
+    const int local = slot * sgs_per_tg_ + i;
+    SimdgroupSlot& g = sg(core, local);
+    if (!g.live || !g.blocked) continue;
+    g.blocked = false;
+    g.done[g.pc] = release;
+    if (release > g.last_done) {
+      g.last_done = release;
+      g.last_done_class = StallClass::kBarrierWait;
+    }
+    ++g.pc;
+    g.wait_from = g.barrier_issue + Cycles(1);
+    g.barrier_until = release;
+    prepare_next(core, local, std::max(g.wait_from, release));
+    if (g.live) wake(core, local, g.ready_at);
+  }
+}
+
+// ---- Memory ops ---------------------------------------------------------------------------
+
+Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses,
+                                   Cycles t, bool is_write) {
+  Cycles done = t;
+  const sim::MemAccess* a = accesses + op.first_access;
+  std::size_t remaining = op.count;
+  while (remaining > 0) {
+    const std::size_t n = std::min(remaining, kChunk);
+    LaneMask mask = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      lanes_[i] = LaneAccess{
+          (static_cast<std::uint64_t>(a[i].buffer) << kBufferShift) + a[i].offset, a[i].bytes};
+      if (a[i].bytes > 0) mask |= LaneMask{1} << i;
+    }
+    for (const std::uint64_t line :
+         device_.coalescer->coalesce(mask, std::span<const LaneAccess>(lanes_.data(), n))) {
+      done = std::max(done, device_.memory->access(core, t, line, is_write).ready);
+    }
+    a += n;
+    remaining -= n;
+  }
+  return done;
+}
+
+Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
+                                        const sim::MemAccess* accesses, Cycles t) {
+  Cycles busy(0);
+  ThreadgroupMemoryBanks& banks = *(*device_.banks)[static_cast<std::size_t>(core)];
+  const sim::MemAccess* a = accesses + op.first_access;
+  std::size_t remaining = op.count;
+  while (remaining > 0) {
+    const std::size_t n = std::min(remaining, kChunk);
+    LaneMask mask = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      lanes_[i] = LaneAccess{a[i].offset, a[i].bytes};
+      if (a[i].bytes > 0) mask |= LaneMask{1} << i;
+    }
+    busy += banks.access(mask, std::span<const LaneAccess>(lanes_.data(), n)).busy_cycles;
+    a += n;
+    remaining -= n;
+  }
+  tgm_free_[static_cast<std::size_t>(core)] = t + busy;
+  // The first bank pass returns after the latency; each further pass adds one cycle.
+  return t + Cycles(device_.threadgroup_memory.latency_cycles) + std::max(busy, Cycles(1)) -
+         Cycles(1);
+}
+
+}  // namespace marlin::timing

@@ -1,0 +1,181 @@
+#include "model/timing/memory_hierarchy.h"
+
+#include <string>
+
+#include "model/common/input_error.h"
+#include "model/common/invariant.h"
+
+namespace marlin::timing {
+namespace {
+
+Cycles latency_of(int cycles, const std::string& what) {
+  if (cycles < 0) {
+    throw InputError(what + " must not be negative (got " + std::to_string(cycles) + ")");
+  }
+  return Cycles(cycles);
+}
+
+}  // namespace
+
+std::string_view to_string(MemoryLevel level) {
+  switch (level) {
+    case MemoryLevel::kL1:
+      return "l1";
+    case MemoryLevel::kL2:
+      return "l2";
+    case MemoryLevel::kSlc:
+      return "slc";
+    case MemoryLevel::kDram:
+      return "dram";
+  }
+  return "unknown";
+}
+
+MemoryHierarchy::Level MemoryHierarchy::make_level(const model::CacheSpec& spec, WritePolicy policy,
+                                                   const std::string& name) {
+  Level level;
+  level.cache = make_cache(spec, policy, name);
+  level.fill_ready.assign(static_cast<std::size_t>(level.cache->frames()), Cycles(0));
+  level.hit_latency = latency_of(spec.hit_latency_cycles, name + ".hit_latency_cycles");
+  return level;
+}
+
+MemoryHierarchy::MemoryHierarchy(const model::MemorySpec& memory, const model::GpuSpec& gpu)
+    : line_bytes_(memory.l1.line_bytes),
+      l2_(make_level(memory.l2, WritePolicy::kWriteBackAllocate, "memory.l2")),
+      slc_(make_level(memory.slc, WritePolicy::kWriteBackAllocate, "memory.slc")),
+      dram_(TransferRate::from_bytes_per_second(memory.dram_bandwidth_bytes_per_s, gpu.clock_hz,
+                                                "memory.dram_bandwidth_bytes_per_s"),
+            latency_of(memory.dram_latency_cycles, "memory.dram_latency_cycles")) {
+  if (gpu.cores <= 0) {
+    throw InputError("gpu.cores must be positive (got " + std::to_string(gpu.cores) + ")");
+  }
+  if (memory.l2.line_bytes != line_bytes_ || memory.slc.line_bytes != line_bytes_) {
+    throw InputError("memory: l1, l2 and slc line_bytes must be equal (got " +
+                     std::to_string(memory.l1.line_bytes) + ", " +
+                     std::to_string(memory.l2.line_bytes) + ", " +
+                     std::to_string(memory.slc.line_bytes) + ")");
+  }
+  const TransferRate link_rate = TransferRate::from_bytes_per_cycle(
+      memory.core_to_l2_bytes_per_cycle, "memory.core_to_l2_bytes_per_cycle");
+  for (int core = 0; core < gpu.cores; ++core) {
+    l1_.push_back(make_level(memory.l1, WritePolicy::kWriteThroughNoAllocate, "memory.l1"));
+    links_.emplace_back(link_rate, Cycles(0));
+  }
+  loads_ = stats_.add_counter("loads", "line requests", "line loads from all cores");
+  stores_ = stats_.add_counter("stores", "line requests", "line stores from all cores");
+  for (const MemoryLevel level :
+       {MemoryLevel::kL1, MemoryLevel::kL2, MemoryLevel::kSlc, MemoryLevel::kDram}) {
+    served_[static_cast<std::size_t>(level)] =
+        stats_.add_counter("served_" + std::string(to_string(level)), "line requests",
+                           "requests whose data came from " + std::string(to_string(level)));
+  }
+  inflight_merges_ = stats_.add_counter(
+      "inflight_merges", "line requests",
+      "hits on a line whose fill was still in flight, made to wait for that fill");
+  dram_writebacks_ =
+      stats_.add_counter("dram_writebacks", "lines", "dirty lines written from the SLC to DRAM");
+}
+
+Cycles MemoryHierarchy::hit_ready(const Level& level, std::int64_t frame, Cycles earliest) {
+  const Cycles fill = level.fill_ready[static_cast<std::size_t>(frame)];
+  if (fill > earliest) {
+    stats_.increment(inflight_merges_);
+    return fill;
+  }
+  return earliest;
+}
+
+MemoryAccessResult MemoryHierarchy::access(int core, Cycles cycle, std::uint64_t address,
+                                           bool is_write) {
+  MARLIN_CHECK(core >= 0 && core < cores(), "memory access from an existing core");
+  Level& l1 = l1_[static_cast<std::size_t>(core)];
+  BandwidthChannel& link = links_[static_cast<std::size_t>(core)];
+  MemoryAccessResult result;
+  if (is_write) {
+    // Write-through L1 (updates a present line, no allocation); the store is served by L2.
+    stats_.increment(stores_);
+    l1.cache->access(address, true);
+    const Cycles link_done = link.request(cycle, line_bytes_);
+    const CacheAccessResult in_l2 = l2_.cache->access(address, true);
+    result = {later(cycle + l2_.hit_latency, link_done), MemoryLevel::kL2};
+    if (!in_l2.hit) {
+      l2_.fill_ready[static_cast<std::size_t>(in_l2.frame)] = result.ready;
+    }
+    if (in_l2.writeback) {
+      write_back_from_l2(cycle, in_l2.writeback_address);
+    }
+  } else {
+    stats_.increment(loads_);
+    const CacheAccessResult in_l1 = l1.cache->access(address, false);
+    if (in_l1.hit) {
+      result = {hit_ready(l1, in_l1.frame, cycle + l1.hit_latency), MemoryLevel::kL1};
+    } else {
+      const Cycles link_done = link.request(cycle, line_bytes_);
+      result = read_below_l1(cycle, address, link_done);
+      l1.fill_ready[static_cast<std::size_t>(in_l1.frame)] = result.ready;
+    }
+  }
+  stats_.increment(served_[static_cast<std::size_t>(result.served_by)]);
+  return result;
+}
+
+MemoryAccessResult MemoryHierarchy::read_below_l1(Cycles cycle, std::uint64_t address,
+                                                  Cycles link_done) {
+  const CacheAccessResult in_l2 = l2_.cache->access(address, false);
+  if (in_l2.hit) {
+    return {hit_ready(l2_, in_l2.frame, later(cycle + l2_.hit_latency, link_done)),
+            MemoryLevel::kL2};
+  }
+  MemoryAccessResult result;
+  const CacheAccessResult in_slc = slc_.cache->access(address, false);
+  if (in_slc.hit) {
+    result = {hit_ready(slc_, in_slc.frame, later(cycle + slc_.hit_latency, link_done)),
+              MemoryLevel::kSlc};
+  } else {
+    result = {later(dram_.request(cycle, line_bytes_), link_done), MemoryLevel::kDram};
+    slc_.fill_ready[static_cast<std::size_t>(in_slc.frame)] = result.ready;
+  }
+  l2_.fill_ready[static_cast<std::size_t>(in_l2.frame)] = result.ready;
+  // Writebacks go after the demand request: the SLC's victim first, then L2's.
+  if (in_slc.writeback) {
+    write_back_from_slc(cycle);
+  }
+  if (in_l2.writeback) {
+    write_back_from_l2(cycle, in_l2.writeback_address);
+  }
+  return result;
+}
+
+void MemoryHierarchy::write_back_from_l2(Cycles cycle, std::uint64_t address) {
+  const CacheAccessResult in_slc = slc_.cache->access(address, true);
+  if (!in_slc.hit) {
+    slc_.fill_ready[static_cast<std::size_t>(in_slc.frame)] = cycle;
+  }
+  if (in_slc.writeback) {
+    write_back_from_slc(cycle);
+  }
+}
+
+void MemoryHierarchy::write_back_from_slc(Cycles cycle) {
+  stats_.increment(dram_writebacks_);
+  dram_.request(cycle, line_bytes_);
+}
+
+void MemoryHierarchy::append_records(std::string_view prefix, std::vector<StatRecord>& out) const {
+  const std::string p(prefix);
+  stats_.append_records(p, out);
+  StatRegistry l1_total = l1_.front().cache->stats();
+  StatRegistry link_total = links_.front().stats();
+  for (std::size_t core = 1; core < l1_.size(); ++core) {
+    l1_total.accumulate(l1_[core].cache->stats());
+    link_total.accumulate(links_[core].stats());
+  }
+  l1_total.append_records(p + "l1.", out);
+  l2_.cache->stats().append_records(p + "l2.", out);
+  slc_.cache->stats().append_records(p + "slc.", out);
+  link_total.append_records(p + "core_link.", out);
+  dram_.stats().append_records(p + "dram.", out);
+}
+
+}  // namespace marlin::timing

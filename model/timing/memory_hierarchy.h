@@ -1,0 +1,107 @@
+// MemoryHierarchy: per-core L1 caches, a shared L2, the shared system-level cache (SLC) and
+// DRAM, composed behind one call that says when a line request's data is ready and which
+// level served it.
+//
+// Model (see docs/timing-model.md, "Memory hierarchy"):
+// - Hit latencies are load-to-use latencies from issue at the core: a load served by level X
+//   is ready at issue + X.hit_latency_cycles; one served by DRAM at the DRAM channel's
+//   completion (queueing + transfer + dram_latency_cycles).
+// - Every request that leaves the L1 (L1 misses and all stores) crosses the core's link to
+//   L2 (core_to_l2_bytes_per_cycle, a BandwidthChannel with no latency of its own); the data
+//   is ready no earlier than the link has moved the line.
+// - Each cache frame remembers when its line's fill completes; a hit on a line still in flight
+//   is ready no earlier than that (a merge with the outstanding miss).
+// - L1: write-through, no write-allocate. L2 and SLC: write-back, write-allocate without fetch.
+//   A store is served by L2. Dirty lines evicted from L2 are written into the SLC, dirty lines
+//   evicted from the SLC go to DRAM (they use DRAM bandwidth; nobody waits for them).
+// - Lines are allocated in every level at the time of the call. Calls must come in
+//   non-decreasing cycle order for the bandwidth queues to be meaningful; the result is
+//   deterministic for a given sequence of calls.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/device/device_spec.h"
+#include "model/timing/bandwidth_channel.h"
+#include "model/timing/cache.h"
+#include "model/timing/cycles.h"
+#include "model/timing/stats.h"
+
+namespace marlin::timing {
+
+enum class MemoryLevel { kL1, kL2, kSlc, kDram };
+
+// Lower-case name of a level ("l1", "l2", "slc", "dram").
+std::string_view to_string(MemoryLevel level);
+
+struct MemoryAccessResult {
+  Cycles ready;  // cycle at which the data is available to the core (or the store done)
+  MemoryLevel served_by = MemoryLevel::kL1;
+};
+
+class MemoryHierarchy {
+ public:
+  // Uses memory's caches, link rate and DRAM figures, gpu.cores L1s and gpu.clock_hz to turn
+  // DRAM bytes per second into bytes per core cycle. The three caches must share a line size.
+  // Throws InputError on an inconsistent spec.
+  MemoryHierarchy(const model::MemorySpec& memory, const model::GpuSpec& gpu);
+
+  // One line request from `core` issued at `cycle`; `address` is any byte of the line.
+  MemoryAccessResult access(int core, Cycles cycle, std::uint64_t address, bool is_write);
+
+  [[nodiscard]] int line_bytes() const { return line_bytes_; }
+  [[nodiscard]] int cores() const { return static_cast<int>(l1_.size()); }
+  [[nodiscard]] const Cache& l1(int core) const {
+    return *l1_[static_cast<std::size_t>(core)].cache;
+  }
+  [[nodiscard]] const Cache& l2() const { return *l2_.cache; }
+  [[nodiscard]] const Cache& slc() const { return *slc_.cache; }
+  [[nodiscard]] const BandwidthChannel& dram() const { return dram_; }
+  [[nodiscard]] const BandwidthChannel& link(int core) const {
+    return links_[static_cast<std::size_t>(core)];
+  }
+  [[nodiscard]] const StatRegistry& stats() const { return stats_; }
+
+  // All counters for writers: "<prefix>" own counters, then l1 (summed over cores), l2, slc,
+  // core_link (summed over cores) and dram, e.g. "memory.l2.read_hits".
+  void append_records(std::string_view prefix, std::vector<StatRecord>& out) const;
+
+ private:
+  // A cache plus, per frame, the cycle at which the frame's line is filled.
+  struct Level {
+    std::unique_ptr<Cache> cache;
+    std::vector<Cycles> fill_ready;
+    Cycles hit_latency;
+  };
+
+  static Level make_level(const model::CacheSpec& spec, WritePolicy policy,
+                          const std::string& name);
+  // Read of a line that missed L1: L2, then SLC, then DRAM; returns ready cycle and level.
+  MemoryAccessResult read_below_l1(Cycles cycle, std::uint64_t address, Cycles link_done);
+  // Ready cycle of a hit in `level` at `frame`: no earlier than `earliest` nor the frame's fill.
+  Cycles hit_ready(const Level& level, std::int64_t frame, Cycles earliest);
+  // Writes a dirty line evicted from L2 into the SLC (and onward to DRAM if needed).
+  void write_back_from_l2(Cycles cycle, std::uint64_t address);
+  // Sends a dirty line evicted from the SLC to DRAM (bandwidth only).
+  void write_back_from_slc(Cycles cycle);
+
+  int line_bytes_;
+  std::vector<Level> l1_;  // one per core
+  Level l2_;
+  Level slc_;
+  std::vector<BandwidthChannel> links_;
+  BandwidthChannel dram_;
+  StatRegistry stats_;
+  StatId loads_;
+  StatId stores_;
+  std::array<StatId, 4> served_{};  // by MemoryLevel
+  StatId inflight_merges_;
+  StatId dram_writebacks_;
+};
+
+}  // namespace marlin::timing

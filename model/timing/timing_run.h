@@ -1,0 +1,114 @@
+// Inputs and results of a timing run: one or more dependent launches replayed back to back on
+// the simulated device (see gpu_timing_model.h).
+//
+// Contract: plain structs, nothing printed. Times are core cycles (Cycles) of the device clock
+// and seconds derived from them with to_seconds(). Every field is defined in
+// docs/timing-model.md ("Results").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/timing/cycles.h"
+#include "model/timing/stall_class.h"
+#include "model/timing/stats.h"
+#include "sim/runtime/trace.h"
+
+namespace marlin::timing {
+
+// One launch of a sequence. Launch i + 1 starts when every threadgroup of launch i has ended.
+struct LaunchInput {
+  const sim::LaunchTrace* trace = nullptr;  // not owned; must outlive the run
+  // Threadgroups resident per core, from the family's occupancy rule (analytic/occupancy.h).
+  int resident_threadgroups_per_core = 1;
+  double useful_flops = 0;          // FLOPs the caller counts as useful work, for FLOP/s
+  bool new_command_buffer = false;  // also pay dispatch.command_buffer_overhead_s
+};
+
+// How a scheduler picks among its ready simdgroups.
+enum class IssuePolicy : std::uint8_t {
+  kOldestFirst,       // the ready simdgroup resident longest (dispatch order, then slot)
+  kGreedyThenOldest,  // the simdgroup that issued last, if ready; otherwise oldest first
+};
+
+struct TimingOptions {
+  IssuePolicy issue_policy = IssuePolicy::kOldestFirst;
+};
+
+// Per-launch results.
+struct LaunchResult {
+  std::string kernel;
+  Cycles begin;     // first cycle of the launch (overhead included)
+  Cycles cycles;    // end - begin: overhead + execution
+  Cycles overhead;  // dispatch (+ command buffer) overhead at the start
+  std::int64_t threadgroups = 0;
+  int simdgroups_per_threadgroup = 0;
+  int resident_threadgroups_per_core = 0;
+  std::int64_t instructions = 0;  // simdgroup instructions issued (an ALU run of n counts n)
+  std::int64_t dram_bytes = 0;    // bytes moved by the DRAM channel during the launch
+  // Waves: a threadgroup's wave is 1 + the number of threadgroups that held its (core, slot)
+  // before it in this launch; waves = the largest wave.
+  int waves = 0;
+  std::int64_t last_wave_threadgroups = 0;  // threadgroups whose wave is `waves`
+  // Tail: from the first cycle a threadgroup slot fell empty with no threadgroup left to
+  // dispatch, to the end of the launch (0 if that never happened before the end).
+  Cycles tail_cycles;
+  // Average resident simdgroups per core over the execution (cycles - overhead).
+  double achieved_simdgroups_per_core = 0;
+  std::int64_t slot_cycles = 0;  // cores * slots per core * cycles
+  StallBreakdown breakdown;      // sums to slot_cycles
+  friend bool operator==(const LaunchResult&, const LaunchResult&) = default;
+};
+
+// Fractions of peak in [0, 1] over the whole run (all launches, overhead included).
+struct UnitUtilization {
+  double alu = 0;                 // ALU + SIMD-collective instructions / scheduler issue slots
+  double matrix = 0;              // FP-pipe cycles held by matrix multiplies / scheduler cycles
+  double threadgroup_memory = 0;  // threadgroup-memory pipe busy cycles / core cycles
+  double core_link = 0;           // L1<->L2 link transfer time / core cycles
+  double dram = 0;                // DRAM channel transfer time / cycles
+  friend bool operator==(const UnitUtilization&, const UnitUtilization&) = default;
+};
+
+struct HitRates {
+  double l1 = 0;  // read hits / reads; 0 when there were no reads at that level
+  double l2 = 0;
+  double slc = 0;
+  friend bool operator==(const HitRates&, const HitRates&) = default;
+};
+
+struct TimingResult {
+  Cycles total_cycles;  // sum of the launches' cycles
+  double seconds = 0;   // to_seconds(total_cycles)
+  std::vector<LaunchResult> launches;
+  double achieved_flops_per_s = 0;          // sum of useful_flops / seconds
+  double dram_bytes_per_s = 0;              // DRAM bytes / seconds
+  double achieved_simdgroups_per_core = 0;  // execution-time weighted over the launches
+  StallBreakdown breakdown;                 // sum of the launches' breakdowns
+  std::int64_t instructions = 0;
+  UnitUtilization utilization;
+  HitRates hit_rates;
+  std::vector<StatRecord> stats;  // "core.", "threadgroup_memory.", "coalescer.", "memory."
+  friend bool operator==(const TimingResult& a, const TimingResult& b) {
+    return a.total_cycles == b.total_cycles && a.seconds == b.seconds && a.launches == b.launches &&
+           a.achieved_flops_per_s == b.achieved_flops_per_s &&
+           a.dram_bytes_per_s == b.dram_bytes_per_s &&
+           a.achieved_simdgroups_per_core == b.achieved_simdgroups_per_core &&
+           a.breakdown == b.breakdown && a.instructions == b.instructions &&
+           a.utilization == b.utilization && a.hit_rates == b.hit_rates && stats_equal(a, b);
+  }
+
+ private:
+  static bool stats_equal(const TimingResult& a, const TimingResult& b) {
+    if (a.stats.size() != b.stats.size()) return false;
+    for (std::size_t i = 0; i < a.stats.size(); ++i) {
+      if (a.stats[i].name != b.stats[i].name || a.stats[i].value != b.stats[i].value) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace marlin::timing

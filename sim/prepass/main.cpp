@@ -1,0 +1,48 @@
+// marlin-msl-prepass <input.metal> -o <output.cpp> [--depfile <file.d>]
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "sim/prepass/translator.h"
+
+int main(int argc, char** argv) {
+  std::string input;
+  std::string output;
+  std::string depfile;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-o" && i + 1 < argc) {
+      output = argv[++i];
+    } else if (arg == "--depfile" && i + 1 < argc) {
+      depfile = argv[++i];
+    } else if (input.empty() && !arg.empty() && arg[0] != '-') {
+      input = arg;
+    } else {
+      std::cerr << "marlin-msl-prepass: error: unexpected argument '" << arg << "'\n";
+      return 2;
+    }
+  }
+  if (input.empty() || output.empty()) {
+    std::cerr << "usage: marlin-msl-prepass <input.metal> -o <output.cpp> [--depfile <file>]\n";
+    return 2;
+  }
+  try {
+    const marlin::prepass::Translation t = marlin::prepass::translate_file(input);
+    std::ofstream out(output);
+    out << t.cpp;
+    if (!out) {
+      std::cerr << "marlin-msl-prepass: error: cannot write " << output << "\n";
+      return 1;
+    }
+    if (!depfile.empty()) {
+      std::ofstream dep(depfile);
+      dep << output << ":";
+      for (const std::string& d : t.dependencies) dep << " \\\n  " << d;
+      dep << "\n";
+    }
+  } catch (const marlin::prepass::TranslateError& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

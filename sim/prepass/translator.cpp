@@ -1,0 +1,559 @@
+#include "sim/prepass/translator.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "sim/prepass/lexer.h"
+
+namespace marlin::prepass {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---- include inlining ------------------------------------------------------------------------
+
+struct Source {
+  std::string text;
+  std::vector<std::pair<std::string, int>> line_origin;  // combined line -> (file, line)
+  std::vector<std::string> files;
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw TranslateError(path.string() + ": cannot read file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Appends `path` to `src`, inlining quoted includes relative to the including file.
+void inline_file(const fs::path& path, Source& src, std::set<std::string>& once, int depth) {
+  if (depth > 32) throw TranslateError(path.string() + ": includes nested too deeply");
+  const std::string text = read_text(path);
+  const std::string name = path.string();
+  src.files.push_back(name);
+  std::istringstream lines(text);
+  std::string line;
+  int number = 0;
+  const auto emit = [&](const std::string& l, const std::string& file, int n) {
+    src.text += l;
+    src.text += '\n';
+    src.line_origin.emplace_back(file, n);
+  };
+  while (std::getline(lines, line)) {
+    ++number;
+    std::string trimmed = line.substr(std::min(line.find_first_not_of(" \t"), line.size()));
+    if (trimmed.rfind("#pragma", 0) == 0 && trimmed.find("once") != std::string::npos) {
+      once.insert(name);
+      emit("", name, number);
+      continue;
+    }
+    if (trimmed.rfind("#include", 0) == 0) {
+      const auto q1 = trimmed.find('"');
+      const auto q2 = q1 == std::string::npos ? q1 : trimmed.find('"', q1 + 1);
+      if (q1 != std::string::npos && q2 != std::string::npos) {
+        const fs::path inc =
+            fs::weakly_canonical(path.parent_path() / trimmed.substr(q1 + 1, q2 - q1 - 1));
+        if (!fs::exists(inc)) {
+          throw TranslateError(name + ":" + std::to_string(number) + ": included file " +
+                               inc.string() + " not found");
+        }
+        if (once.count(inc.string()) == 0) {
+          emit("#line 1 \"" + inc.string() + "\"", name, number);
+          inline_file(inc, src, once, depth + 1);
+          emit("#line " + std::to_string(number + 1) + " \"" + name + "\"", name, number);
+        } else {
+          emit("", name, number);
+        }
+        continue;
+      }
+      const auto a1 = trimmed.find('<');
+      const auto a2 = trimmed.find('>');
+      const std::string header = a1 == std::string::npos || a2 == std::string::npos
+                                     ? ""
+                                     : trimmed.substr(a1 + 1, a2 - a1 - 1);
+      if (header.rfind("metal_", 0) != 0) {
+        throw TranslateError(name + ":" + std::to_string(number) +
+                             ": kernels may include only Metal standard headers with <...> "
+                             "(got '" +
+                             trimmed + "')");
+      }
+    }
+    emit(line, name, number);
+  }
+}
+
+// ---- token helpers ---------------------------------------------------------------------------
+
+const std::map<std::string, std::string>& builtin_names();
+
+class Translator {
+ public:
+  Translator(Source src, std::string main_file)
+      : src_(std::move(src)), main_file_(std::move(main_file)), toks_(tokenize(src_.text)) {}
+
+  std::string run();
+
+ private:
+  [[noreturn]] void fail(std::size_t i, const std::string& what) const {
+    const int line = i < toks_.size() ? toks_[i].line : 0;
+    std::string where = main_file_;
+    if (line >= 1 && static_cast<std::size_t>(line) <= src_.line_origin.size()) {
+      const auto& [file, n] = src_.line_origin[static_cast<std::size_t>(line - 1)];
+      where = file + ":" + std::to_string(n);
+    }
+    throw TranslateError(where + ": error: " + what);
+  }
+  std::size_t next(std::size_t i) const {
+    for (++i; i < toks_.size(); ++i)
+      if (toks_[i].significant()) return i;
+    return toks_.size();
+  }
+  std::size_t prev(std::size_t i) const {
+    while (i > 0) {
+      --i;
+      if (toks_[i].significant()) return i;
+    }
+    return toks_.size();
+  }
+  bool is(std::size_t i, const char* text) const {
+    return i < toks_.size() && toks_[i].text == text;
+  }
+  bool ident(std::size_t i) const {
+    return i < toks_.size() && toks_[i].kind == TokenKind::kIdentifier;
+  }
+  // Index of the token closing the bracket opened at `i` ( '(' '[' '{' '<' ).
+  std::size_t match(std::size_t i) const;
+  std::string join(std::size_t begin, std::size_t end) const {  // [begin, end)
+    std::string s;
+    for (std::size_t k = begin; k < end; ++k) s += toks_[k].text;
+    return s;
+  }
+  void blank(std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) toks_[k].text.clear();
+  }
+
+  void rewrite_literals_and_spaces();
+  std::size_t parse_type(std::size_t i, std::string* text) const;
+  void rewrite_address_space(std::size_t i);
+  void scan_kernels();
+  void translate_kernel(std::size_t kernel_token);
+  std::size_t skip_attributes(std::size_t i, std::map<std::string, std::string>& attrs) const;
+  std::string entry_code(const std::string& host, const std::string& name, const std::string& targs,
+                         std::size_t lparen, std::size_t rparen, std::uint32_t max_threads);
+
+  Source src_;
+  std::string main_file_;
+  std::vector<Token> toks_;
+  bool synchronizes_ = false;
+};
+
+std::size_t Translator::match(std::size_t i) const {
+  const std::string open = toks_[i].text;
+  const std::string close = open == "(" ? ")" : open == "[" ? "]" : open == "{" ? "}" : ">";
+  int depth = 0;
+  for (std::size_t k = i; k < toks_.size(); ++k) {
+    if (!toks_[k].significant()) continue;
+    if (toks_[k].text == open) ++depth;
+    if (toks_[k].text == close && --depth == 0) return k;
+    if (open == "<" && (toks_[k].text == ";" || toks_[k].text == "{")) break;
+  }
+  fail(i, "unbalanced '" + open + "'");
+}
+
+// Parses a (possibly qualified, possibly templated) type name starting at significant token
+// `i`; returns the index of the first significant token after it.
+std::size_t Translator::parse_type(std::size_t i, std::string* text) const {
+  std::size_t k = i;
+  for (;;) {
+    if (is(k, "::")) {
+      *text += "::";
+      k = next(k);
+    }
+    if (!ident(k)) fail(k, "expected a type name after an address-space qualifier");
+    *text += toks_[k].text;
+    k = next(k);
+    if (is(k, "<")) {
+      const std::size_t close = match(k);
+      *text += join(k, close + 1);
+      k = next(close);
+    }
+    if (!is(k, "::")) return k;
+  }
+}
+
+void Translator::rewrite_literals_and_spaces() {
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    Token& t = toks_[i];
+    if (t.kind == TokenKind::kNumber) {
+      const char last = t.text.back();
+      const bool hex =
+          t.text.size() > 1 && t.text[0] == '0' && (t.text[1] == 'x' || t.text[1] == 'X');
+      if ((last == 'h' || last == 'H') && !hex) {
+        std::string num = t.text.substr(0, t.text.size() - 1);
+        const bool floating = num.find_first_of(".eE") != std::string::npos;
+        t.text = "::metal::half::round(" + num + (floating ? "f" : "") + ")";
+      }
+      continue;
+    }
+    if (t.kind != TokenKind::kIdentifier) continue;
+    if (t.text == "thread") {
+      t.text.clear();
+    } else if (t.text == "reinterpret_cast") {
+      t.text = "::metal::reinterpret_pointer";
+    } else if (t.text == "device" || t.text == "constant" || t.text == "threadgroup") {
+      rewrite_address_space(i);
+    } else if (builtin_names().count(t.text) != 0) {
+      // Attribute names such as simdgroup_index_in_threadgroup do not synchronize.
+    } else if (t.text.rfind("simd_", 0) == 0 || t.text.rfind("simdgroup_", 0) == 0 ||
+               t.text == "threadgroup_barrier" || t.text == "make_filled_simdgroup_matrix" ||
+               t.text.rfind("quad_", 0) == 0) {
+      synchronizes_ = true;
+    }
+  }
+}
+
+void Translator::rewrite_address_space(std::size_t i) {
+  const std::string space = toks_[i].text;
+  std::size_t k = next(i);
+  if (is(k, "(")) return;  // the [[threadgroup(n)]] attribute
+  std::string cv;
+  if (const std::size_t p = prev(i); is(p, "const")) {
+    cv = "const ";
+    toks_[p].text.clear();
+  }
+  while (is(k, "const") || is(k, "volatile")) {
+    cv += toks_[k].text + " ";
+    k = next(k);
+  }
+  std::string type;
+  k = parse_type(k, &type);
+  while (is(k, "const") || is(k, "volatile")) {
+    cv += toks_[k].text + " ";
+    k = next(k);
+  }
+  if (space == "constant" && cv.find("const ") == std::string::npos) cv = "const " + cv;
+  const std::string enumerator = space == "device"     ? "kDevice"
+                                 : space == "constant" ? "kConstant"
+                                                       : "kThreadgroup";
+  if (is(k, "*")) {
+    toks_[i].text = "::metal::space_ptr<" + cv + type + ", ::metal::Space::" + enumerator + "> ";
+    blank(i + 1, k + 1);
+  } else if (is(k, "&")) {
+    toks_[i].text = cv + type + " &";
+    blank(i + 1, k + 1);
+  } else if (ident(k) && space == "constant") {
+    toks_[i].text = "const";
+  } else if (ident(k) && space == "threadgroup") {
+    // A threadgroup variable: handled with its kernel (only kernel scope is allowed).
+  } else {
+    fail(i, "unsupported use of the '" + space +
+                "' address space (expected a pointer, a "
+                "reference, or a variable declaration)");
+  }
+}
+
+std::size_t Translator::skip_attributes(std::size_t i,
+                                        std::map<std::string, std::string>& attrs) const {
+  while (is(i, "[") && is(next(i), "[")) {
+    const std::size_t close = match(i);
+    std::size_t k = next(next(i));
+    while (k < close) {
+      if (ident(k)) {
+        std::string name = toks_[k].text;
+        std::string arg;
+        std::size_t after = next(k);
+        if (is(after, "(")) {
+          const std::size_t rp = match(after);
+          arg = join(after + 1, rp);
+          after = next(rp);
+        }
+        attrs[name] = arg;
+        k = after;
+      } else {
+        k = next(k);
+      }
+    }
+    i = next(close);
+  }
+  return i;
+}
+
+void Translator::scan_kernels() {
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    if (!toks_[i].significant()) continue;
+    if (is(i, "kernel") && ident(i)) {
+      translate_kernel(i);
+    } else if (is(i, "[") && is(next(i), "[") && is(next(next(i)), "kernel")) {
+      translate_kernel(i);
+    }
+  }
+}
+
+const std::map<std::string, std::string>& builtin_names() {
+  static const std::map<std::string, std::string> names = {
+      {"thread_position_in_threadgroup", "kThreadPositionInThreadgroup"},
+      {"threadgroup_position_in_grid", "kThreadgroupPositionInGrid"},
+      {"thread_position_in_grid", "kThreadPositionInGrid"},
+      {"threads_per_threadgroup", "kThreadsPerThreadgroup"},
+      {"threadgroups_per_grid", "kThreadgroupsPerGrid"},
+      {"threads_per_grid", "kThreadsPerGrid"},
+      {"thread_index_in_threadgroup", "kThreadIndexInThreadgroup"},
+      {"simdgroup_index_in_threadgroup", "kSimdgroupIndexInThreadgroup"},
+      {"thread_index_in_simdgroup", "kThreadIndexInSimdgroup"},
+      {"simdgroups_per_threadgroup", "kSimdgroupsPerThreadgroup"},
+      {"threads_per_simdgroup", "kThreadsPerSimdgroup"},
+      {"thread_execution_width", "kThreadsPerSimdgroup"},
+  };
+  return names;
+}
+
+namespace {
+std::string c_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string identifier_of(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\n");
+  const auto e = s.find_last_not_of(" \t\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+}  // namespace
+
+std::string Translator::entry_code(const std::string& host, const std::string& name,
+                                   const std::string& targs, std::size_t lparen, std::size_t rparen,
+                                   std::uint32_t max_threads) {
+  std::string args;
+  std::string params;
+  std::size_t begin = next(lparen);
+  while (begin < rparen) {
+    // One parameter: [begin, end) up to a top-level comma.
+    std::size_t end = begin;
+    while (end < rparen && !is(end, ",")) {
+      if (is(end, "(") || is(end, "[") || is(end, "<")) end = match(end);
+      end = next(end);
+    }
+    std::size_t attr = begin;
+    while (attr < end && !(is(attr, "[") && is(next(attr), "["))) attr = next(attr);
+    if (attr >= end) fail(begin, "kernel parameter without a Metal attribute ([[buffer(n)]], ...)");
+    std::map<std::string, std::string> attrs;
+    skip_attributes(attr, attrs);
+    const std::size_t pname = prev(attr);
+    if (!ident(pname)) fail(begin, "cannot find the name of a kernel parameter");
+    const std::string type = trim(join(begin, pname));
+    const std::string pn = toks_[pname].text;
+    if (!args.empty()) {
+      args += ", ";
+    }
+    if (attrs.count("buffer") != 0) {
+      const std::string index = trim(attrs["buffer"]);
+      args += "::marlin::sim::bind_buffer<" + type + ">(marlin_ctx, " + index + ", " +
+              c_string(pn) + ")";
+      params += "{::marlin::sim::ParamKind::kBuffer, " + index + ", " + c_string(pn) + "}, ";
+    } else if (attrs.count("threadgroup") != 0) {
+      const std::string index = trim(attrs["threadgroup"]);
+      args += "::marlin::sim::bind_threadgroup<" + type + ">(marlin_ctx, " + index + ", " +
+              c_string(pn) + ")";
+      params += "{::marlin::sim::ParamKind::kThreadgroup, " + index + ", " + c_string(pn) + "}, ";
+    } else {
+      std::string builtin;
+      for (const auto& [a, v] : attrs) {
+        if (builtin_names().count(a) != 0) builtin = builtin_names().at(a);
+      }
+      if (builtin.empty()) {
+        fail(begin, "unsupported kernel parameter attribute on '" + pn + "'");
+      }
+      args += "::marlin::sim::bind_builtin<" + type +
+              ">(marlin_ctx, ::marlin::sim::Builtin::" + builtin + ")";
+      params += "{::marlin::sim::ParamKind::kBuiltin, 0, " + c_string(pn) + "}, ";
+    }
+    begin = end < rparen ? next(end) : rparen;
+  }
+  const std::string id = identifier_of(host);
+  std::string code;
+  code += " void marlin_entry_" + id + "(::marlin::sim::BindContext& marlin_ctx) { " + name +
+          targs + "(" + args + "); }";
+  code += " const ::marlin::sim::KernelRegistrar marlin_registrar_" + id +
+          "{::marlin::sim::KernelInfo{.name = " + c_string(host) + ", .entry = &marlin_entry_" +
+          id + ", .params = {" + params + "}, .threadgroup_decls = marlin_tgl_" + name + targs +
+          "::decls(), .synchronizes = " + (synchronizes_ ? "true" : "false") +
+          ", .max_total_threads_per_threadgroup = " + std::to_string(max_threads) +
+          ", .source = " + c_string(main_file_) + "}};";
+  return code;
+}
+
+void Translator::translate_kernel(std::size_t kt) {
+  // Backwards: attributes, then a template header or `template` (explicit instantiation).
+  std::map<std::string, std::string> attrs;
+  std::size_t start = kt;
+  for (std::size_t p = prev(kt); p < toks_.size() && is(p, "]") && is(prev(p), "]");) {
+    std::size_t depth = 0;
+    std::size_t q = p;
+    for (; q < toks_.size(); q = prev(q)) {
+      if (is(q, "]")) ++depth;
+      if (is(q, "[") && --depth == 0) break;
+    }
+    skip_attributes(q, attrs);
+    blank(q, p + 1);
+    start = q;
+    p = prev(q);
+  }
+  std::string template_header;
+  bool instantiation = false;
+  if (const std::size_t p = prev(start); is(p, "template")) {
+    instantiation = true;
+    start = p;
+  } else if (is(p, ">")) {
+    std::size_t depth = 0;
+    std::size_t q = p;
+    for (; q < toks_.size(); q = prev(q)) {
+      if (is(q, ">")) ++depth;
+      if (is(q, "<") && --depth == 0) break;
+    }
+    if (is(prev(q), "template")) {
+      template_header = "template " + join(q, p + 1);
+      start = prev(q);
+    }
+  }
+  // Forwards: kernel keyword or [[kernel]], attributes, void NAME [<targs>] (params).
+  std::size_t k = kt;
+  if (is(k, "kernel")) {
+    toks_[k].text.clear();
+    k = next(k);
+  }
+  const std::size_t attrs_begin = k;
+  k = skip_attributes(k, attrs);
+  blank(attrs_begin, k);
+  if (!is(k, "void")) fail(k, "a kernel must return void");
+  const std::size_t name_tok = next(k);
+  if (!ident(name_tok)) fail(name_tok, "expected the kernel's name");
+  const std::string name = toks_[name_tok].text;
+  k = next(name_tok);
+  std::string targs;
+  if (is(k, "<")) {
+    const std::size_t close = match(k);
+    targs = join(k, close + 1);
+    k = next(close);
+  }
+  if (!is(k, "(")) fail(k, "expected the kernel's parameter list");
+  const std::size_t lparen = k;
+  const std::size_t rparen = match(lparen);
+  std::map<std::string, std::string> trailing;
+  const std::size_t after = skip_attributes(next(rparen), trailing);
+  blank(next(rparen), after);
+  for (auto& [a, v] : trailing) attrs[a] = v;
+  std::uint32_t max_threads = 0;
+  if (attrs.count("max_total_threads_per_threadgroup") != 0) {
+    max_threads =
+        static_cast<std::uint32_t>(std::stoul(trim(attrs["max_total_threads_per_threadgroup"])));
+  }
+  std::string host = name;
+  if (attrs.count("host_name") != 0) {
+    host = trim(attrs["host_name"]);
+    if (host.size() >= 2 && host.front() == '"') host = host.substr(1, host.size() - 2);
+  }
+
+  if (instantiation) {
+    if (!is(after, ";")) fail(after, "expected ';' after an explicit kernel instantiation");
+    if (attrs.count("host_name") == 0)
+      fail(kt, "an explicit kernel instantiation needs [[host_name(\"...\")]]");
+    const std::string code = entry_code(host, name, targs, lparen, rparen, max_threads);
+    blank(start, after + 1);
+    toks_[start].text = code;
+    return;
+  }
+  if (!is(after, "{")) return;  // a declaration only
+  const std::size_t body_end = match(after);
+  // Kernel-scope threadgroup declarations.
+  std::string decls;
+  std::uint32_t index = 0;
+  int depth = 0;
+  for (std::size_t i = after; i <= body_end; i = next(i)) {
+    if (is(i, "{")) ++depth;
+    if (is(i, "}")) --depth;
+    if (!(ident(i) && is(i, "threadgroup"))) continue;
+    if (is(next(i), "(")) continue;
+    const std::size_t before = prev(i);
+    if (depth != 1 || !(is(before, ";") || is(before, "{") || is(before, "}"))) {
+      fail(i, "threadgroup variables must be declared at kernel scope");
+    }
+    std::size_t t = next(i);
+    std::string type;
+    while (is(t, "const") || is(t, "volatile")) {
+      type += toks_[t].text + " ";
+      t = next(t);
+    }
+    t = parse_type(t, &type);
+    if (!ident(t)) fail(t, "expected a threadgroup variable name");
+    const std::string var = toks_[t].text;
+    std::string dims;
+    std::size_t d = next(t);
+    while (is(d, "[")) {
+      const std::size_t close = match(d);
+      dims += join(d, close + 1);
+      d = next(close);
+    }
+    if (!is(d, ";")) fail(d, "threadgroup variables take no initializer and one declarator each");
+    const std::string full = type + dims;
+    toks_[i].text = "auto " + var + " = ::metal::detail::threadgroup_decl<" + full + ">(" +
+                    std::to_string(index) + ", " + c_string(var) + ")";
+    blank(i + 1, d);
+    decls += "{sizeof(" + full + "), alignof(" + full + "), " + c_string(var) + "}, ";
+    ++index;
+  }
+  toks_[start].text = template_header + " struct marlin_tgl_" + name +
+                      " { static std::vector<::marlin::sim::ThreadgroupDecl> decls() { return {" +
+                      decls + "}; } }; " + toks_[start].text;
+  if (template_header.empty()) {
+    toks_[body_end].text += entry_code(host, name, "", lparen, rparen, max_threads);
+  }
+}
+
+std::string Translator::run() {
+  rewrite_literals_and_spaces();
+  scan_kernels();
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    if (ident(i) && is(i, "threadgroup") && !is(next(i), "(")) {
+      fail(i, "threadgroup variables must be declared at kernel scope");
+    }
+  }
+  std::string out;
+  out += "// Generated by marlin-msl-prepass from " + main_file_ + "; do not edit.\n";
+  out += "#include <metal_stdlib>\n#include <vector>\n";
+  out += "#include \"sim/runtime/binding.h\"\n#include \"sim/runtime/kernel_registry.h\"\n";
+  out += "namespace {\n#line 1 \"" + main_file_ + "\"\n";
+  for (const Token& t : toks_) out += t.text;
+  out += "\n}  // namespace\n";
+  return out;
+}
+
+}  // namespace
+
+Translation translate_file(const std::string& path) {
+  Source src;
+  std::set<std::string> once;
+  const fs::path p = fs::weakly_canonical(fs::path(path));
+  inline_file(p, src, once, 0);
+  Translation t;
+  t.dependencies = src.files;
+  Translator translator(std::move(src), p.string());
+  t.cpp = translator.run();
+  return t;
+}
+
+}  // namespace marlin::prepass

@@ -1,0 +1,35 @@
+// The kernel pre-pass: translates one .metal file into C++ for the engine.
+//
+// What it does (docs/kernel-dialect.md has the full rules):
+//  - inlines quoted #includes (recursively, honouring #pragma once) with #line markers;
+//  - address-space qualified pointers `device T*` / `constant T*` / `threadgroup T*` become
+//    metal::space_ptr<T, Space>; references lose the qualifier (`constant T&` -> `const T&`);
+//    program-scope `constant` variables become `const`; `thread` is dropped;
+//  - kernel-scope `threadgroup T name[..];` becomes a view of the threadgroup arena, by
+//    declaration index, and the kernel's declaration sizes are emitted as a layout struct;
+//  - half literals (`1.0h`) become metal::half values, reinterpret_cast of address-space
+//    pointers becomes metal::reinterpret_pointer;
+//  - each kernel (and each explicit template instantiation with [[host_name]]) gets an
+//    entry function binding its attributed parameters and a static registration.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace marlin::prepass {
+
+class TranslateError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Translation {
+  std::string cpp;
+  std::vector<std::string> dependencies;  // the .metal file and every inlined include
+};
+
+// Throws TranslateError("<file>:<line>: <what>") on unsupported or malformed input.
+Translation translate_file(const std::string& path);
+
+}  // namespace marlin::prepass

@@ -1,0 +1,243 @@
+#include "sim/runtime/launch.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "model/common/input_error.h"
+#include "sim/runtime/kernel_registry.h"
+#include "sim/runtime/threadgroup_run.h"
+
+namespace marlin::sim {
+
+namespace {
+
+constexpr std::uint64_t kArgumentAlignment = 16;
+
+std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+// Lays out the arena: kernel-scope declarations in order, then [[threadgroup(n)]]
+// arguments by index, each rounded up to 16 bytes.
+void layout_threadgroup_memory(const KernelInfo& k,
+                               const std::map<std::uint32_t, std::uint32_t>& lengths,
+                               LaunchPlan& plan) {
+  std::uint64_t end = 0;
+  for (const ThreadgroupDecl& d : k.threadgroup_decls) {
+    end = align_up(end, d.align);
+    plan.decl_offsets.push_back(static_cast<std::uint32_t>(end));
+    end += d.bytes;
+  }
+  std::uint32_t max_index = 0;
+  for (const KernelParam& p : k.params) {
+    if (p.kind == ParamKind::kThreadgroup) max_index = std::max(max_index, p.index + 1);
+  }
+  plan.arg_offsets.assign(max_index, 0);
+  plan.arg_bytes.assign(max_index, 0);
+  for (const KernelParam& p : k.params) {
+    if (p.kind != ParamKind::kThreadgroup) continue;
+    auto it = lengths.find(p.index);
+    if (it == lengths.end()) {
+      throw InputError(
+          fmt::format("kernel '{}': threadgroup memory length for parameter '{}' "
+                      "[[threadgroup({})]] is not set",
+                      k.name, p.name, p.index));
+    }
+    end = align_up(end, kArgumentAlignment);
+    plan.arg_offsets[p.index] = static_cast<std::uint32_t>(end);
+    plan.arg_bytes[p.index] = it->second;
+    end += align_up(it->second, kArgumentAlignment);
+  }
+  plan.arena_bytes = end;
+}
+
+void validate(const LaunchSpec& spec, const KernelInfo& k, const LaunchPlan& plan) {
+  const auto& g = spec.threadgroups;
+  const auto& t = spec.threads_per_threadgroup;
+  if (g.volume() == 0 || t.volume() == 0) {
+    throw InputError(
+        fmt::format("kernel '{}': launch dimensions must be positive (grid {}x{}x{} "
+                    "threadgroups of {}x{}x{} threads)",
+                    k.name, g.x, g.y, g.z, t.x, t.y, t.z));
+  }
+  if (spec.limits.max_threads_per_threadgroup == 0 ||
+      spec.limits.max_threadgroup_memory_bytes == 0) {
+    throw InputError(
+        fmt::format("kernel '{}': device limits are not set (max threads per "
+                    "threadgroup and max threadgroup memory must be positive)",
+                    k.name));
+  }
+  if (t.volume() > spec.limits.max_threads_per_threadgroup) {
+    throw InputError(
+        fmt::format("kernel '{}': {} threads per threadgroup exceed the device "
+                    "limit of {}",
+                    k.name, t.volume(), spec.limits.max_threads_per_threadgroup));
+  }
+  if (k.max_total_threads_per_threadgroup != 0 &&
+      t.volume() > k.max_total_threads_per_threadgroup) {
+    throw InputError(
+        fmt::format("kernel '{}': {} threads per threadgroup exceed the kernel's "
+                    "[[max_total_threads_per_threadgroup({})]]",
+                    k.name, t.volume(), k.max_total_threads_per_threadgroup));
+  }
+  if (plan.arena_bytes > spec.limits.max_threadgroup_memory_bytes) {
+    throw InputError(fmt::format(
+        "kernel '{}': threadgroup memory of {} bytes ({} in kernel-scope "
+        "declarations, {} in [[threadgroup(n)]] arguments) exceeds the "
+        "device limit of {} bytes",
+        k.name, plan.arena_bytes, k.static_threadgroup_bytes(),
+        plan.arena_bytes - k.static_threadgroup_bytes(), spec.limits.max_threadgroup_memory_bytes));
+  }
+  for (const KernelParam& p : k.params) {
+    if (p.kind != ParamKind::kBuffer) continue;
+    auto it = spec.buffers.find(p.index);
+    if (it == spec.buffers.end() || it->second.data == nullptr) {
+      throw InputError(fmt::format("kernel '{}': parameter '{}' [[buffer({})]] is not bound",
+                                   k.name, p.name, p.index));
+    }
+  }
+}
+
+LaunchPlan make_plan(const LaunchSpec& spec, const KernelInfo& k) {
+  LaunchPlan plan;
+  plan.kernel = &k;
+  plan.spec = &spec;
+  layout_threadgroup_memory(k, spec.threadgroup_lengths, plan);
+  validate(spec, k, plan);
+  std::uint32_t max_index = 0;
+  for (const auto& [index, arg] : spec.buffers) max_index = std::max(max_index, index + 1);
+  plan.buffers.resize(max_index);
+  for (const auto& [index, arg] : spec.buffers) {
+    Region& r = plan.buffers[index];
+    r.base = static_cast<std::byte*>(arg.data);
+    r.bytes = arg.bytes;
+    r.buffer_id = static_cast<std::uint16_t>(index);
+    r.space = Space::kDevice;
+    r.name = "";
+  }
+  for (const KernelParam& p : k.params) {
+    if (p.kind == ParamKind::kBuffer) plan.buffers[p.index].name = p.name;
+  }
+  plan.constant_buffers = plan.buffers;
+  for (Region& r : plan.constant_buffers) r.space = Space::kConstant;
+  plan.threads = static_cast<std::uint32_t>(spec.threads_per_threadgroup.volume());
+  plan.simdgroups = (plan.threads + kSimdWidth - 1) / kSimdWidth;
+  return plan;
+}
+
+// Worker states (fiber stacks, arena, shadow) outlive launches: a fresh pool would page-fault
+// its way through a thousand new stacks on every launch.
+class WorkerCache {
+ public:
+  std::unique_ptr<WorkerState> acquire(std::size_t stack_bytes) {
+    std::lock_guard lock(mutex_);
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if ((*it)->stacks.stack_bytes() == FiberStackPool::round_up(stack_bytes)) {
+        std::unique_ptr<WorkerState> w = std::move(*it);
+        free_.erase(it);
+        return w;
+      }
+    }
+    return std::make_unique<WorkerState>(stack_bytes);
+  }
+  void release(std::unique_ptr<WorkerState> w) {
+    std::lock_guard lock(mutex_);
+    if (free_.size() < kMaxCached) free_.push_back(std::move(w));
+  }
+
+ private:
+  static constexpr std::size_t kMaxCached = 8;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<WorkerState>> free_;
+};
+
+WorkerCache& worker_cache() {
+  static WorkerCache cache;
+  return cache;
+}
+
+}  // namespace
+
+std::uint64_t threadgroup_memory_bytes(const std::string& kernel,
+                                       const std::map<std::uint32_t, std::uint32_t>& lengths) {
+  LaunchPlan plan;
+  layout_threadgroup_memory(find_kernel(kernel), lengths, plan);
+  return plan.arena_bytes;
+}
+
+LaunchResult launch(const LaunchSpec& spec) {
+  const KernelInfo& kernel = find_kernel(spec.kernel);
+  const LaunchPlan plan = make_plan(spec, kernel);
+  const std::uint64_t count = spec.threadgroups.volume();
+  if (count > 0xFFFFFFFFu) {
+    throw InputError(fmt::format("kernel '{}': {} threadgroups exceed 2^32", kernel.name, count));
+  }
+  std::vector<ThreadgroupOutput> outputs(count);
+
+  // Threadgroups are independent: workers take them in any order; outputs are stored by
+  // threadgroup index so the merged result does not depend on the schedule.
+  std::atomic<std::uint64_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const auto work = [&] {
+    try {
+      std::unique_ptr<WorkerState> worker = worker_cache().acquire(spec.options.fiber_stack_bytes);
+      for (std::uint64_t i = next++; i < count; i = next++) {
+        ThreadgroupRun run(plan, *worker, static_cast<std::uint32_t>(i), outputs[i]);
+        run.run();
+      }
+      worker_cache().release(std::move(worker));
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = count;
+    }
+  };
+  const unsigned workers =
+      static_cast<unsigned>(std::clamp<std::uint64_t>(spec.options.host_threads, 1, count));
+  if (workers == 1) {
+    work();
+  } else {
+    std::vector<std::thread> threads;
+    for (unsigned w = 0; w < workers; ++w) threads.emplace_back(work);
+    for (std::thread& t : threads) t.join();
+  }
+  if (failure) std::rethrow_exception(failure);
+
+  LaunchResult result;
+  result.threadgroup_memory_bytes = plan.arena_bytes;
+  result.trace.kernel = kernel.name;
+  result.trace.threadgroups_per_grid = {spec.threadgroups.x, spec.threadgroups.y,
+                                        spec.threadgroups.z};
+  result.trace.threads_per_threadgroup = {spec.threads_per_threadgroup.x,
+                                          spec.threads_per_threadgroup.y,
+                                          spec.threads_per_threadgroup.z};
+  result.trace.threadgroup_memory_bytes = plan.arena_bytes;
+  for (ThreadgroupOutput& o : outputs) {
+    for (Diagnostic& d : o.diagnostics) {
+      if (result.diagnostics.size() < spec.options.max_diagnostics) {
+        result.diagnostics.push_back(std::move(d));
+      } else {
+        ++result.diagnostics_dropped;
+      }
+    }
+    result.diagnostics_dropped += o.diagnostics_dropped;
+    for (SimdgroupTrace& t : o.traces) result.trace.simdgroups.push_back(std::move(t));
+    LaunchStats& s = result.stats;
+    s.threadgroups += o.stats.threadgroups;
+    s.threads += o.stats.threads;
+    s.fiber_resumes += o.stats.fiber_resumes;
+    s.threadgroups_as_plain_loop += o.stats.threadgroups_as_plain_loop;
+    for (std::size_t k = 0; k < kAluKindCount; ++k) s.alu_lane_ops[k] += o.stats.alu_lane_ops[k];
+  }
+  if (spec.options.throw_on_diagnostic && !result.diagnostics.empty()) {
+    throw KernelFault(result.diagnostics);
+  }
+  return result;
+}
+
+}  // namespace marlin::sim

@@ -1,0 +1,84 @@
+// Launching a kernel on the engine: a grid of threadgroups x threads per threadgroup, as
+// Metal's dispatchThreadgroups, with buffers, threadgroup-memory lengths and device limits.
+//
+// Contract: launch() refuses a launch Metal would refuse (unknown kernel, missing argument,
+// over-limit threads or threadgroup memory) with marlin::InputError before running anything.
+// Kernel bugs found while running (out-of-bounds, races, divergence, ...) come back as
+// Diagnostics in the result, and as a KernelFault exception when
+// options.throw_on_diagnostic is set. Results, diagnostics and traces are identical at any
+// options.host_threads (atomics: see docs/engine.md).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/runtime/diagnostics.h"
+#include "sim/runtime/lane_context.h"
+#include "sim/runtime/trace.h"
+
+namespace marlin::sim {
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  std::uint64_t volume() const { return std::uint64_t{x} * y * z; }
+};
+
+// The device's API limits, passed as plain numbers by the caller (from its DeviceSpec).
+struct DeviceLimits {
+  std::uint32_t max_threads_per_threadgroup = 0;
+  std::uint64_t max_threadgroup_memory_bytes = 0;
+};
+
+struct BufferArg {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+struct LaunchOptions {
+  unsigned host_threads = 1;             // threadgroups run concurrently on this many threads
+  bool trace = true;                     // record the per-simdgroup trace
+  bool check_threadgroup_memory = true;  // race and uninitialized-read sanitizer
+  bool throw_on_diagnostic = true;       // throw KernelFault if any diagnostic was produced
+  std::size_t fiber_stack_bytes = 64 * 1024;
+  std::size_t max_diagnostics = 64;  // further ones are counted, not kept
+};
+
+struct LaunchSpec {
+  std::string kernel;
+  Dim3 threadgroups;  // threadgroups per grid
+  Dim3 threads_per_threadgroup;
+  std::map<std::uint32_t, BufferArg> buffers;                  // [[buffer(n)]]
+  std::map<std::uint32_t, std::uint32_t> threadgroup_lengths;  // [[threadgroup(n)]] bytes
+  DeviceLimits limits;
+  LaunchOptions options;
+};
+
+struct LaunchStats {
+  std::uint64_t threadgroups = 0;
+  std::uint64_t threads = 0;
+  std::uint64_t fiber_resumes = 0;
+  std::uint64_t threadgroups_as_plain_loop = 0;  // ran without fibers (no synchronization)
+  std::array<std::uint64_t, kAluKindCount> alu_lane_ops{};  // summed over all threads
+};
+
+struct LaunchResult {
+  std::vector<Diagnostic> diagnostics;
+  std::uint64_t diagnostics_dropped = 0;
+  LaunchTrace trace;  // empty simdgroups when options.trace is off
+  LaunchStats stats;
+  std::uint64_t threadgroup_memory_bytes = 0;  // static declarations + arguments
+  bool ok() const { return diagnostics.empty(); }
+};
+
+LaunchResult launch(const LaunchSpec& spec);
+
+// Threadgroup memory a launch of `kernel` needs: kernel-scope declarations, then each
+// [[threadgroup(n)]] argument rounded up to 16 bytes. Throws InputError if unknown.
+std::uint64_t threadgroup_memory_bytes(const std::string& kernel,
+                                       const std::map<std::uint32_t, std::uint32_t>& lengths);
+
+}  // namespace marlin::sim

@@ -1,0 +1,142 @@
+// ThreadgroupRun: executes one threadgroup of a launch on the calling host thread.
+//
+// Each thread is a Boost.Context fiber; fibers run in thread order until they reach a
+// synchronization point (threadgroup barrier or simdgroup collective) or return. When every
+// live thread of a simdgroup waits at the same collective it is resolved once; when every
+// thread of the threadgroup waits at the same threadgroup barrier it is released. Anything
+// else is barrier divergence: reported, and the threadgroup stops. Kernels without any
+// synchronization run as a plain loop over threads. Private to sim/runtime.
+#pragma once
+
+#include <boost/context/fiber.hpp>
+#include <cstdint>
+#include <source_location>
+#include <vector>
+
+#include "sim/runtime/binding.h"
+#include "sim/runtime/diagnostics.h"
+#include "sim/runtime/fiber_stack_pool.h"
+#include "sim/runtime/kernel_registry.h"
+#include "sim/runtime/lane_context.h"
+#include "sim/runtime/launch.h"
+#include "sim/runtime/threadgroup_shadow.h"
+#include "sim/runtime/trace.h"
+
+namespace marlin::sim {
+
+// Everything about a launch that is the same for all threadgroups.
+struct LaunchPlan {
+  const KernelInfo* kernel = nullptr;
+  const LaunchSpec* spec = nullptr;
+  std::vector<Region> buffers;              // by [[buffer(n)]] index (bytes 0: unbound)
+  std::vector<Region> constant_buffers;     // the same buffers as constant-space regions
+  std::vector<std::uint32_t> decl_offsets;  // arena offset of each kernel-scope decl
+  std::vector<std::uint32_t> arg_offsets;   // arena offset of each [[threadgroup(n)]]
+  std::vector<std::uint32_t> arg_bytes;     // length of each [[threadgroup(n)]]
+  std::uint64_t arena_bytes = 0;
+  std::uint32_t threads = 0;
+  std::uint32_t simdgroups = 0;
+};
+
+// Per host thread, reused by the threadgroups it runs.
+struct WorkerState {
+  explicit WorkerState(std::size_t stack_bytes) : stacks(stack_bytes) {}
+  FiberStackPool stacks;
+  std::vector<std::byte> arena;
+  ThreadgroupShadow shadow;
+};
+
+// What one threadgroup produced.
+struct ThreadgroupOutput {
+  std::vector<Diagnostic> diagnostics;
+  std::uint64_t diagnostics_dropped = 0;
+  std::vector<SimdgroupTrace> traces;
+  LaunchStats stats;
+};
+
+enum class WaitState : std::uint8_t { kRunnable, kSimd, kThreadgroup, kDone };
+
+struct LaneRun {
+  boost::context::fiber fiber;  // the lane, while suspended
+  WaitState wait = WaitState::kRunnable;
+  const CollectiveCall* call = nullptr;  // while waiting at a collective
+  std::uint32_t barrier_flags = 0;
+  std::source_location site;
+  std::vector<LaneEvent> events;
+};
+
+struct SimdgroupRun {
+  std::uint32_t index = 0;
+  std::uint32_t first_lane = 0;
+  std::uint32_t lane_count = 0;
+  std::uint32_t sync_epoch = 0;
+  SimdExchange exchange;
+  std::vector<MatrixStorage> matrices;
+  std::vector<MemAccess> op_accesses;  // filled while a matrix op is applied
+  SimdgroupTrace* trace = nullptr;
+  SimdTraceBuilder builder{nullptr};
+};
+
+class ThreadgroupRun {
+ public:
+  ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker, std::uint32_t linear_index,
+                 ThreadgroupOutput& out);
+  ThreadgroupRun(const ThreadgroupRun&) = delete;
+  ThreadgroupRun& operator=(const ThreadgroupRun&) = delete;
+  ~ThreadgroupRun();
+
+  void run();
+
+  // ---- hooks from the shim (via lane_context.h) ----
+  const std::byte* collective(LaneContext& lane, const CollectiveCall& call, const void* operand,
+                              std::size_t operand_bytes, std::uint32_t param);
+  void barrier(LaneContext& lane, std::uint32_t flags, std::source_location site);
+  void access(LaneContext& lane, const Region& region, const void* address, std::uint32_t bytes,
+              AccessKind kind);
+  void matrix_access(LaneContext& performer, const Region& region, const void* address,
+                     std::uint32_t bytes, std::uint32_t row, AccessKind kind);
+  const Region& decl_region(std::uint32_t index);
+  MatrixStorage& matrix(SimdgroupRun& simd, std::uint32_t slot);
+
+  // Records a fatal diagnostic and unwinds (throws LaneAbort).
+  [[noreturn]] void fatal(Diagnostic d);
+
+ private:
+  void run_plain_loop();
+  void run_fibers();
+  static constexpr std::uint32_t kScheduler = 0xFFFFFFFFu;
+  std::uint32_t next_runnable(std::uint32_t after) const;
+  void file_continuation(boost::context::fiber&& from);
+  boost::context::fiber take_target(std::uint32_t self, std::uint32_t target);
+  void run_round();
+  void yield(LaneContext& lane);
+  void run_lane_body(std::uint32_t lane);
+  bool resolve_simdgroup(SimdgroupRun& simd);
+  bool release_barrier();
+  void report_stuck();
+  void flush_alu(LaneContext& lane);
+  void merge_events(SimdgroupRun& simd);
+  void report(Diagnostic d);
+  Diagnostic make_diagnostic(DiagnosticKind kind, const LaneContext* lane) const;
+  void check_shadow(LaneContext& lane, const Region& region, std::uint32_t offset,
+                    std::uint32_t bytes, AccessKind kind);
+
+  const LaunchPlan& plan_;
+  WorkerState& worker_;
+  ThreadgroupOutput& out_;
+  std::array<std::uint32_t, 3> position_{};
+  bool tracing_ = false;
+  bool checking_ = false;
+  bool fibers_ = false;
+  bool aborted_ = false;
+  std::vector<Region> decl_regions_;
+  std::vector<Region> arg_regions_;
+  boost::context::fiber scheduler_;  // the scheduler's continuation while lanes run
+  std::uint32_t from_ = kScheduler;  // the context that performed the latest switch
+  std::vector<LaneContext> lanes_;
+  std::vector<LaneRun> runs_;
+  std::vector<SimdgroupRun> simds_;
+  std::vector<std::pair<DiagnosticKind, const Region*>> reported_;
+};
+
+}  // namespace marlin::sim

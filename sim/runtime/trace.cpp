@@ -1,0 +1,167 @@
+#include "sim/runtime/trace.h"
+
+#include <algorithm>
+
+namespace marlin::sim {
+
+const char* op_class_name(OpClass op) {
+  switch (op) {
+    case OpClass::kAlu:
+      return "alu";
+    case OpClass::kDeviceLoad:
+      return "device_load";
+    case OpClass::kDeviceStore:
+      return "device_store";
+    case OpClass::kThreadgroupLoad:
+      return "threadgroup_load";
+    case OpClass::kThreadgroupStore:
+      return "threadgroup_store";
+    case OpClass::kAtomic:
+      return "atomic";
+    case OpClass::kThreadgroupBarrier:
+      return "threadgroup_barrier";
+    case OpClass::kSimdBarrier:
+      return "simdgroup_barrier";
+    case OpClass::kShuffle:
+      return "shuffle";
+    case OpClass::kReduction:
+      return "reduction";
+    case OpClass::kVote:
+      return "vote";
+    case OpClass::kMatrixLoad:
+      return "matrix_load";
+    case OpClass::kMatrixStore:
+      return "matrix_store";
+    case OpClass::kMatrixMultiply:
+      return "matrix_multiply";
+    case OpClass::kMatrixFill:
+      return "matrix_fill";
+    case OpClass::kMatrixCopy:
+      return "matrix_copy";
+  }
+  return "?";
+}
+
+const char* alu_kind_name(AluKind kind) {
+  switch (kind) {
+    case AluKind::kFp16Fma:
+      return "fp16_fma";
+    case AluKind::kFp16Add:
+      return "fp16_add";
+    case AluKind::kFp16Mul:
+      return "fp16_mul";
+    case AluKind::kFp32Fma:
+      return "fp32_fma";
+    case AluKind::kFp32Add:
+      return "fp32_add";
+    case AluKind::kFp32Mul:
+      return "fp32_mul";
+    case AluKind::kIntAdd:
+      return "int_add";
+    case AluKind::kIntLogic:
+      return "int_logic";
+    case AluKind::kIntShift:
+      return "int_shift";
+    case AluKind::kIntMul:
+      return "int_mul";
+    case AluKind::kCompareSelect:
+      return "compare_select";
+    case AluKind::kConvert:
+      return "convert";
+    case AluKind::kSpecial:
+      return "special";
+    case AluKind::kCount:
+      break;
+  }
+  return "?";
+}
+
+namespace {
+bool is_load(OpClass op) {
+  return op == OpClass::kDeviceLoad || op == OpClass::kThreadgroupLoad ||
+         op == OpClass::kMatrixLoad;
+}
+bool is_memory(OpClass op) {
+  return op == OpClass::kDeviceLoad || op == OpClass::kDeviceStore ||
+         op == OpClass::kThreadgroupLoad || op == OpClass::kThreadgroupStore ||
+         op == OpClass::kAtomic;
+}
+}  // namespace
+
+std::int32_t SimdTraceBuilder::append(TraceOp op) {
+  // Dependency rule (docs/trace-format.md): loads wait for nothing beyond in-order issue;
+  // every other non-matrix op waits for the newest earlier load or atomic.
+  const bool matrix = op.op == OpClass::kMatrixLoad || op.op == OpClass::kMatrixStore ||
+                      op.op == OpClass::kMatrixMultiply || op.op == OpClass::kMatrixFill ||
+                      op.op == OpClass::kMatrixCopy;
+  if (!matrix) op.dep = is_load(op.op) ? -1 : last_long_latency_;
+  const auto index = static_cast<std::int32_t>(out_->ops.size());
+  out_->ops.push_back(op);
+  if (!matrix && is_long_latency(op.op)) last_long_latency_ = index;
+  return index;
+}
+
+void SimdTraceBuilder::merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& lanes) {
+  std::array<std::size_t, kSimdWidth> cursor{};
+  for (;;) {
+    std::uint32_t leader = kSimdWidth;
+    for (std::uint32_t l = 0; l < kSimdWidth; ++l) {
+      if (lanes[l] != nullptr && cursor[l] < lanes[l]->size()) {
+        leader = l;
+        break;
+      }
+    }
+    if (leader == kSimdWidth) break;
+    const LaneEvent head = (*lanes[leader])[cursor[leader]];
+    TraceOp op;
+    op.op = head.op;
+    op.kind = head.kind;
+    op.first_access = static_cast<std::uint32_t>(out_->accesses.size());
+    for (std::uint32_t l = leader; l < kSimdWidth; ++l) {
+      if (lanes[l] == nullptr || cursor[l] >= lanes[l]->size()) continue;
+      const LaneEvent& e = (*lanes[l])[cursor[l]];
+      if (e.op != head.op || e.kind != head.kind || (is_memory(e.op) && e.buffer != head.buffer)) {
+        continue;
+      }
+      ++cursor[l];
+      op.mask |= 1u << l;
+      if (e.op == OpClass::kAlu) {
+        op.count = std::max(op.count, e.count);
+      } else {
+        out_->accesses.push_back(
+            MemAccess{e.offset, e.buffer, e.bytes, static_cast<std::uint8_t>(l)});
+        ++op.count;
+      }
+    }
+    append(op);
+  }
+  for (auto* events : lanes) {
+    if (events != nullptr) events->clear();
+  }
+}
+
+void SimdTraceBuilder::append_sync(OpClass op_class, std::uint8_t kind, std::uint32_t mask,
+                                   const std::vector<MemAccess>& accesses,
+                                   const std::array<std::uint32_t, 3>& reads,
+                                   std::uint32_t writes) {
+  TraceOp op;
+  op.op = op_class;
+  op.kind = kind;
+  op.mask = mask;
+  op.count = static_cast<std::uint16_t>(accesses.size());
+  op.first_access = static_cast<std::uint32_t>(out_->accesses.size());
+  out_->accesses.insert(out_->accesses.end(), accesses.begin(), accesses.end());
+  // Matrix ops depend exactly on the ops that last wrote the slots they read.
+  std::int32_t dep = -1;
+  for (std::uint32_t slot : reads) {
+    if (slot != kNone && slot < slot_writer_.size()) dep = std::max(dep, slot_writer_[slot]);
+  }
+  op.dep = dep;
+  const std::int32_t index = append(op);
+  if (writes != kNone) {
+    if (slot_writer_.size() <= writes) slot_writer_.resize(writes + 1, -1);
+    slot_writer_[writes] = index;
+  }
+}
+
+}  // namespace marlin::sim

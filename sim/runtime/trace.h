@@ -1,0 +1,123 @@
+// The per-simdgroup trace the timing model replays (format version kTraceFormatVersion).
+//
+// A launch's trace is one record stream per simdgroup, ordered by threadgroup (linear index)
+// then simdgroup index. Each TraceOp is one SIMD instruction (or, for ALU work, a run of
+// `count` instructions of one kind) with the mask of lanes that executed it. Memory ops list
+// their per-lane accesses in `accesses[first_access .. first_access + count)`. `dep` is the
+// index, in the same stream, of the earlier long-latency op whose result this op waits for
+// (-1: none). docs/trace-format.md defines every field and the dependency rule.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/runtime/lane_context.h"
+
+namespace marlin::sim {
+
+inline constexpr std::uint32_t kTraceFormatVersion = 1;
+
+enum class OpClass : std::uint8_t {
+  kAlu,                 // kind = AluKind, count = instructions
+  kDeviceLoad,          // kind = Space (device or constant)
+  kDeviceStore,         // kind = Space::kDevice
+  kThreadgroupLoad,     //
+  kThreadgroupStore,    //
+  kAtomic,              // kind = Space
+  kThreadgroupBarrier,  // kind = mem_flags bits
+  kSimdBarrier,         // kind = mem_flags bits
+  kShuffle,
+  kReduction,
+  kVote,
+  kMatrixLoad,      // accesses: 8 rows (lane field = row), kind = Space
+  kMatrixStore,     // as kMatrixLoad
+  kMatrixMultiply,  // one 8x8x8 multiply-accumulate
+  kMatrixFill,
+  kMatrixCopy,
+};
+
+const char* op_class_name(OpClass op);
+const char* alu_kind_name(AluKind kind);
+
+// True for ops whose result arrives after a long, variable latency.
+constexpr bool is_long_latency(OpClass op) {
+  return op == OpClass::kDeviceLoad || op == OpClass::kThreadgroupLoad || op == OpClass::kAtomic ||
+         op == OpClass::kMatrixLoad || op == OpClass::kMatrixMultiply;
+}
+
+struct TraceOp {
+  OpClass op = OpClass::kAlu;
+  std::uint8_t kind = 0;
+  std::uint16_t count = 0;  // ALU: instructions; memory: number of accesses
+  std::uint32_t mask = 0;   // active lanes
+  std::int32_t dep = -1;
+  std::uint32_t first_access = 0;
+  friend bool operator==(const TraceOp&, const TraceOp&) = default;
+};
+static_assert(sizeof(TraceOp) == 16);
+
+struct MemAccess {
+  std::uint32_t offset = 0;  // bytes from the buffer start (threadgroup: from arena start)
+  std::uint16_t buffer = 0;  // [[buffer(n)]] index or kThreadgroupBufferId
+  std::uint8_t bytes = 0;
+  std::uint8_t lane = 0;  // lane (matrix ops: row)
+  friend bool operator==(const MemAccess&, const MemAccess&) = default;
+};
+static_assert(sizeof(MemAccess) == 8);
+
+struct SimdgroupTrace {
+  std::array<std::uint32_t, 3> threadgroup{};
+  std::uint32_t simdgroup = 0;
+  std::vector<TraceOp> ops;
+  std::vector<MemAccess> accesses;
+  friend bool operator==(const SimdgroupTrace&, const SimdgroupTrace&) = default;
+};
+
+struct LaunchTrace {
+  std::uint32_t version = kTraceFormatVersion;
+  std::string kernel;
+  std::array<std::uint32_t, 3> threadgroups_per_grid{};
+  std::array<std::uint32_t, 3> threads_per_threadgroup{};
+  std::uint64_t threadgroup_memory_bytes = 0;
+  std::vector<SimdgroupTrace> simdgroups;
+  friend bool operator==(const LaunchTrace&, const LaunchTrace&) = default;
+};
+
+// One event of one lane between synchronization points, before lanes are merged.
+struct LaneEvent {
+  OpClass op = OpClass::kAlu;
+  std::uint8_t kind = 0;
+  std::uint8_t bytes = 0;
+  std::uint16_t count = 0;
+  std::uint16_t buffer = 0;
+  std::uint32_t offset = 0;
+};
+
+// Builds one simdgroup's stream: merges lanes' events into SIMD ops and assigns deps.
+class SimdTraceBuilder {
+ public:
+  explicit SimdTraceBuilder(SimdgroupTrace* out) : out_(out) {}
+
+  // Merges the lanes' pending events (consumed and cleared) into ops, in program order:
+  // the lowest lane with events leads, lanes whose next event matches join it.
+  void merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& lanes);
+
+  // Appends a synchronizing op (barrier, collective, matrix op). For matrix ops,
+  // `reads` lists the slots read and `writes` the slot written (or kNone).
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  void append_sync(OpClass op, std::uint8_t kind, std::uint32_t mask,
+                   const std::vector<MemAccess>& accesses,
+                   const std::array<std::uint32_t, 3>& reads = {kNone, kNone, kNone},
+                   std::uint32_t writes = kNone);
+
+ private:
+  std::int32_t append(TraceOp op);
+
+  SimdgroupTrace* out_;
+  std::int32_t last_long_latency_ = -1;    // newest non-matrix long-latency op
+  std::vector<std::int32_t> slot_writer_;  // matrix slot -> op that last wrote it
+};
+
+}  // namespace marlin::sim

@@ -1,0 +1,87 @@
+// Seeds, random inputs and poisoned buffers.
+#include "kernels/host/test_inputs.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kernels/host/reference_gemm.h"
+#include "model/common/input_error.h"
+
+namespace marlin::kernels {
+namespace {
+
+TEST(RandomInputs, SameSeedSameValuesAndRangesHold) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed_message(seed));
+  RandomInputs first(seed);
+  RandomInputs second(seed);
+  const std::vector<Half> a = first.uniform_half(1000, -2.0, 3.0);
+  const std::vector<Half> b = second.uniform_half(1000, -2.0, 3.0);
+  ASSERT_EQ(a.size(), 1000u);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(half_bits(a[i]), half_bits(b[i])) << i;
+    EXPECT_GE(static_cast<float>(a[i]), -2.0f);
+    EXPECT_LE(static_cast<float>(a[i]), 3.0f);  // rounding to FP16 may reach the bound
+  }
+  const std::vector<std::uint8_t> codes = first.codes(1000, 16);
+  int distinct = 0;
+  std::vector<bool> seen(16, false);
+  for (const std::uint8_t c : codes) {
+    ASSERT_LT(c, 16);
+    if (!seen[c]) ++distinct;
+    seen[c] = true;
+  }
+  EXPECT_EQ(distinct, 16);  // 1000 draws of 16 codes: missing one has probability < 1e-26
+}
+
+TEST(RandomInputs, InputsAreNotAllZero) {
+  RandomInputs random(fresh_seed());
+  const std::vector<Half> a = random.uniform_half(64);
+  double sum_sq = 0.0;
+  for (const Half v : a) sum_sq += static_cast<double>(v) * static_cast<double>(v);
+  EXPECT_GT(sum_sq, 0.0);
+}
+
+TEST(Seeds, EnvironmentOverrideReproducesARun) {
+  // Keep any seed the run was started with, and put it back afterwards.
+  const char* original = std::getenv(kSeedEnvironmentVariable);
+  const std::string saved = original == nullptr ? "" : original;
+  ASSERT_EQ(setenv(kSeedEnvironmentVariable, "12345", 1), 0);
+  EXPECT_EQ(fresh_seed(), 12345u);
+  EXPECT_EQ(seed_message(12345), "seed 12345 (rerun with MARLIN_TEST_SEED=12345)");
+  ASSERT_EQ(setenv(kSeedEnvironmentVariable, "12x", 1), 0);
+  EXPECT_THROW(fresh_seed(), InputError);
+  if (original == nullptr) {
+    ASSERT_EQ(unsetenv(kSeedEnvironmentVariable), 0);
+  } else {
+    ASSERT_EQ(setenv(kSeedEnvironmentVariable, saved.c_str(), 1), 0);
+  }
+}
+
+TEST(Poison, UnwrittenElementsAreNaNAndFailTheErrorCheck) {
+  std::vector<Half> out(6);
+  poison(out);
+  EXPECT_EQ(count_poisoned(out), 6);
+  EXPECT_TRUE(std::isnan(static_cast<float>(out[0])));
+  EXPECT_EQ(half_bits(out[5]), 0x7E5A);
+  const std::vector<double> reference = {1, 2, 3, 4, 5, 6};
+  for (std::size_t i = 0; i < 5; ++i) out[i] = to_half(reference[i]);  // element 5 unwritten
+  EXPECT_EQ(count_poisoned(out), 1);
+  EXPECT_FALSE(relative_frobenius_error(out, reference) <= 1e-3);
+  out[5] = to_half(6.0);
+  EXPECT_EQ(relative_frobenius_error(out, reference), 0.0);
+
+  std::vector<float> out_float(3);
+  poison(out_float);
+  EXPECT_EQ(count_poisoned(out_float), 3);
+  EXPECT_TRUE(std::isnan(out_float[1]));
+  out_float[1] = 0.0f;
+  EXPECT_EQ(count_poisoned(out_float), 2);
+}
+
+}  // namespace
+}  // namespace marlin::kernels

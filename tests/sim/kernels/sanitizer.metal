@@ -1,0 +1,127 @@
+// Kernels with planted bugs for the sanitizer tests (and one clean twin of each pattern).
+#include <metal_stdlib>
+using namespace metal;
+
+// Writes one element past the end when n is the buffer's length and the grid covers n + 1.
+kernel void bug_oob_device(device float* out [[buffer(0)]],
+                           uint gid [[thread_position_in_grid]]) {
+  out[gid] = 1.0f;
+}
+
+// 32 threads write tile[tid + 1]: thread 31 writes past the 32-element declaration.
+kernel void bug_oob_threadgroup(device float* out [[buffer(0)]],
+                                uint tid [[thread_index_in_threadgroup]]) {
+  threadgroup float tile[32];
+  threadgroup float after[32];
+  after[tid] = 0.0f;
+  tile[tid + 1] = float(tid);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[tid] = after[tid];
+}
+
+// Thread t reads tile[t] and writes tile[t + 1] with no barrier in between: thread t + 1
+// reads what thread t writes in the same phase.
+kernel void bug_race(device uint* out [[buffer(0)]],
+                     uint tid [[thread_index_in_threadgroup]],
+                     uint threads [[threads_per_threadgroup]]) {
+  threadgroup uint tile[64];
+  tile[tid] = tid;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  const uint v = tile[tid];
+  tile[(tid + 1) % threads] = v + 1;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[tid] = tile[tid];
+}
+
+// The clean twin: a barrier separates the read phase from the write phase.
+kernel void clean_shift(device uint* out [[buffer(0)]],
+                        uint tid [[thread_index_in_threadgroup]],
+                        uint threads [[threads_per_threadgroup]]) {
+  threadgroup uint tile[64];
+  tile[tid] = tid;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  const uint v = tile[tid];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  tile[(tid + 1) % threads] = v + 1;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[tid] = tile[tid];
+}
+
+// Reads threadgroup memory that no thread wrote.
+kernel void bug_uninitialized(device float* out [[buffer(0)]],
+                              uint tid [[thread_index_in_threadgroup]]) {
+  threadgroup float tile[64];
+  if (tid < 32) {
+    tile[tid] = 1.0f;
+  }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[tid] = tile[tid];
+}
+
+// Threads 16 and up return before the barrier the others wait at.
+kernel void bug_barrier_early_return(device float* out [[buffer(0)]],
+                                     uint tid [[thread_index_in_threadgroup]]) {
+  if (tid >= 16) {
+    return;
+  }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[tid] = 1.0f;
+}
+
+// Two different barriers in the two branches.
+kernel void bug_barrier_two_sites(device float* out [[buffer(0)]],
+                                  uint tid [[thread_index_in_threadgroup]]) {
+  if (tid % 2 == 0) {
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+  } else {
+    threadgroup_barrier(mem_flags::mem_device);
+  }
+  out[tid] = 1.0f;
+}
+
+// Half the simdgroup reaches a reduction while the other half waits at a barrier.
+kernel void bug_collective_divergence(device float* out [[buffer(0)]],
+                                      uint lane [[thread_index_in_simdgroup]]) {
+  float v = float(lane);
+  if (lane < 16) {
+    v = simd_sum(v);
+  }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[lane] = v;
+}
+
+// Lanes of one simdgroup reach two different collectives.
+kernel void bug_two_collectives(device float* out [[buffer(0)]],
+                                uint lane [[thread_index_in_simdgroup]]) {
+  float v = float(lane);
+  if (lane < 16) {
+    v = simd_sum(v);
+  } else {
+    v = simd_max(v);
+  }
+  out[lane] = v;
+}
+
+// A matrix load whose last rows fall outside the buffer.
+kernel void bug_matrix_oob(device const float* in [[buffer(0)]],
+                           device float* out [[buffer(1)]]) {
+  simdgroup_float8x8 m;
+  simdgroup_load(m, in, 8, ulong2(0, 4));
+  simdgroup_store(m, out, 8);
+}
+
+// Uses about 6 KiB of thread stack (a test launches it with 4 KiB fiber stacks).
+kernel void bug_stack_hungry(device const float* in [[buffer(0)]],
+                             device float* out [[buffer(1)]],
+                             uint tid [[thread_index_in_threadgroup]]) {
+  float big[1536];
+  for (uint i = 0; i < 1536; ++i) {
+    big[i] = in[i] * float(tid + 1);
+  }
+  threadgroup_barrier(mem_flags::mem_none);
+  float sum = 0.0f;
+  for (uint i = 1536; i > 0; --i) {
+    sum += big[i - 1];
+  }
+  out[tid] = sum;
+}

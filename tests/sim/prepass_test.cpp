@@ -1,0 +1,107 @@
+// The kernel pre-pass: what it rewrites and the errors a kernel author sees.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "sim/prepass/translator.h"
+
+namespace marlin::prepass {
+namespace {
+
+std::string translate_text(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return translate_file(path.string()).cpp;
+}
+
+std::string error_of(const std::string& name, const std::string& text) {
+  try {
+    translate_text(name, text);
+  } catch (const TranslateError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PrepassTest, RewritesAddressSpacesLiteralsAndThreadgroupArrays) {
+  const std::string cpp = translate_text("prepass_ok.metal", R"(#include <metal_stdlib>
+using namespace metal;
+constant uint kN = 4;
+kernel void k(device const half* a [[buffer(0)]], const device float* b [[buffer(1)]],
+              constant float& s [[buffer(2)]], uint i [[thread_position_in_grid]]) {
+  threadgroup half tile[kN][8];
+  thread half x = 1.5h;
+  tile[0][i] = x;
+}
+)");
+  EXPECT_NE(cpp.find("::metal::space_ptr<const half, ::metal::Space::kDevice>"), std::string::npos);
+  EXPECT_NE(cpp.find("::metal::space_ptr<const float, ::metal::Space::kDevice>"),
+            std::string::npos);
+  EXPECT_NE(cpp.find("const float &"), std::string::npos);
+  EXPECT_NE(cpp.find("const uint kN = 4"), std::string::npos);
+  EXPECT_NE(cpp.find("::metal::half::round(1.5f)"), std::string::npos);
+  EXPECT_NE(cpp.find("threadgroup_decl<half[kN][8]>(0, \"tile\")"), std::string::npos);
+  EXPECT_NE(cpp.find("{sizeof(half[kN][8]), alignof(half[kN][8]), \"tile\"}"), std::string::npos);
+  EXPECT_NE(cpp.find(".name = \"k\""), std::string::npos);
+  EXPECT_NE(cpp.find(".synchronizes = false"), std::string::npos);
+  EXPECT_NE(
+      cpp.find("bind_builtin<uint>(marlin_ctx, ::marlin::sim::Builtin::kThreadPositionInGrid)"),
+      std::string::npos);
+}
+
+TEST(PrepassTest, TemplateKernelsRegisterEachHostName) {
+  const std::string cpp = translate_text("prepass_template.metal", R"(#include <metal_stdlib>
+using namespace metal;
+template <uint N>
+kernel void fill(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  threadgroup float scratch[N];
+  scratch[i % N] = 1.0f;
+  out[i] = float(N);
+}
+template [[host_name("fill_4")]] kernel void fill<4>(device float* out [[buffer(0)]],
+                                                     uint i [[thread_position_in_grid]]);
+)");
+  EXPECT_NE(cpp.find("template <uint N> struct marlin_tgl_fill"), std::string::npos);
+  EXPECT_NE(cpp.find(".name = \"fill_4\""), std::string::npos);
+  EXPECT_NE(cpp.find("marlin_tgl_fill<4>::decls()"), std::string::npos);
+  EXPECT_NE(cpp.find("fill<4>(::marlin::sim::bind_buffer"), std::string::npos);
+}
+
+TEST(PrepassTest, ErrorsNameFileAndLine) {
+  EXPECT_NE(error_of("prepass_e1.metal", "kernel void k(device float* a) {}\n")
+                .find("prepass_e1.metal:1: error: kernel parameter without a Metal attribute"),
+            std::string::npos);
+  EXPECT_NE(error_of("prepass_e2.metal", "void helper() {\n  threadgroup float t[4];\n}\n")
+                .find("prepass_e2.metal:2: error: threadgroup variables must be declared at "
+                      "kernel scope"),
+            std::string::npos);
+  EXPECT_NE(error_of("prepass_e3.metal", "#include <vector>\n")
+                .find("kernels may include only Metal standard headers"),
+            std::string::npos);
+  EXPECT_NE(error_of("prepass_e4.metal",
+                     "kernel void k(device float* a [[buffer(0)]], uint x [[stage_in]]) {}\n")
+                .find("unsupported kernel parameter attribute on 'x'"),
+            std::string::npos);
+  EXPECT_NE(error_of("prepass_e5.metal", "kernel int k() { return 0; }\n")
+                .find("a kernel must return void"),
+            std::string::npos);
+}
+
+TEST(PrepassTest, InlinesQuotedIncludes) {
+  const auto dir = std::filesystem::temp_directory_path();
+  std::ofstream(dir / "prepass_common.h")
+      << "#pragma once\ninline float twice(device float* p) { return p[0] * 2.0f; }\n";
+  const std::string cpp =
+      translate_text("prepass_inc.metal",
+                     "#include \"prepass_common.h\"\n#include \"prepass_common.h\"\n"
+                     "kernel void k(device float* a [[buffer(0)]]) { a[1] = twice(a); }\n");
+  EXPECT_NE(cpp.find("inline float twice(::metal::space_ptr<float, ::metal::Space::kDevice>"),
+            std::string::npos);
+  // #pragma once: inlined a single time.
+  EXPECT_EQ(cpp.find("inline float twice"), cpp.rfind("inline float twice"));
+}
+
+}  // namespace
+}  // namespace marlin::prepass

@@ -1,0 +1,81 @@
+// `marlin-sim run`: the kernel runs, its check passes, and the report is consistent.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tools/cli_runner.h"
+
+namespace marlin::cli::testing {
+namespace {
+
+nlohmann::json run_json(const std::vector<std::string>& args) {
+  const CliResult result = run_cli(args);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return nlohmann::json::parse(result.out);
+}
+
+TEST(CliRun, FusedKernelChecksAndReportsConsistently) {
+  const nlohmann::json json =
+      run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "3",
+                "--n", "100", "--k", "80", "--group-size", "16", "--check", "--json"});
+  EXPECT_EQ(json.at("kernel"), "marlin_gemm_fused_fp4_64x64x32");
+  EXPECT_TRUE(json.at("check").at("pass").get<bool>());
+  const nlohmann::json& dispatch = json.at("dispatches").at(0);
+  // ceil(100 / 64) = 2 tile columns, ceil(3 / 64) = 1 tile row.
+  EXPECT_EQ(dispatch.at("threadgroups"), nlohmann::json::array({2, 1, 1}));
+  EXPECT_EQ(dispatch.at("threadgroup_memory_bytes"), 64 * 32 * 2 + 4 * 64 * 2);
+  std::int64_t breakdown = 0;
+  for (const auto& [state, cycles] : json.at("breakdown_slot_cycles").items()) {
+    breakdown += cycles.get<std::int64_t>();
+  }
+  EXPECT_EQ(breakdown, dispatch.at("slot_cycles").get<std::int64_t>());
+  // Achieved FLOP/s is the useful work 2 M N K over the predicted time.
+  EXPECT_NEAR(json.at("achieved_flops_per_s").get<double>() * json.at("seconds").get<double>(),
+              2.0 * 3 * 100 * 80, 1e-6 * 2.0 * 3 * 100 * 80);
+}
+
+TEST(CliRun, StripedKernelRunsThreeDispatchesWithKSlices) {
+  const nlohmann::json json = run_json(
+      {"run", "--kernel", "marlin_gemm_fp4_striped", "--tile", "32x128x32", "--m", "2", "--n",
+       "130", "--k", "256", "--group-size", "32", "--k-parallel", "3", "--threadgroups", "4",
+       "--check", "--json"});
+  EXPECT_TRUE(json.at("check").at("pass").get<bool>());
+  ASSERT_EQ(json.at("dispatches").size(), 3u);
+  EXPECT_EQ(json.at("dispatches").at(0).at("kernel"), "marlin_zero_reduction");
+  EXPECT_EQ(json.at("dispatches").at(1).at("threadgroups"), nlohmann::json::array({4, 1, 1}));
+  EXPECT_EQ(json.at("dispatches").at(2).at("kernel"), "marlin_reduce_partials");
+}
+
+TEST(CliRun, ClassicMatmulWithEpilogue) {
+  const nlohmann::json json =
+      run_json({"run", "--kernel", "matmul_tiled_32x32_f16", "--m", "40", "--n", "33", "--k",
+                "50", "--bias", "--activation", "gelu", "--check", "--json"});
+  EXPECT_EQ(json.at("kernel"), "matmul_tiled_32x32_f16");
+  EXPECT_TRUE(json.at("check").at("pass").get<bool>());
+  EXPECT_EQ(json.at("dispatches").at(0).at("threads"), nlohmann::json::array({32, 32, 1}));
+}
+
+TEST(CliRun, RefusalsAndBadFlags) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"run", "--kernel", "marlin_gemm_fp4", "--tile", "64x64x64", "--m", "8", "--n", "8", "--k",
+       "8"},
+      {"run", "--kernel", "marlin_gemm_fused_fp4", "--m", "8", "--n", "8", "--k", "8"},
+      {"run", "--kernel", "nope", "--m", "8", "--n", "8", "--k", "8"},
+      {"run", "--kernel", "matmul_f16", "--m", "8", "--n", "8"},
+      {"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "8", "--n", "8",
+       "--k", "8", "--k-parallel", "2"},
+      {"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "8", "--n", "8",
+       "--k", "8", "--bias"},
+      {"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "8", "--n", "8",
+       "--k", "8", "--group-size", "12"},
+      {"run", "--kernel", "matmul_f16", "--m", "8", "--n", "8", "--k", "8", "--activation",
+       "tanh"}};
+  for (const auto& args : bad) {
+    const CliResult result = run_cli(args);
+    EXPECT_EQ(result.exit_code, 2) << args[2] << ": " << result.err;
+    EXPECT_EQ(result.err.rfind("marlin-sim: error: ", 0), 0u) << result.err;
+  }
+}
+
+}  // namespace
+}  // namespace marlin::cli::testing

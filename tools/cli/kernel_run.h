@@ -1,0 +1,57 @@
+// One `marlin-sim run`: a kernel of the catalog on random operands of a given shape, executed
+// on the engine, optionally checked against the CPU reference, and replayed by the timing
+// model of the device. Computed here, printed by run_report.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/launch/gemm_runner.h"
+#include "model/analytic/intensity.h"
+#include "model/analytic/occupancy.h"
+#include "model/device/device_spec.h"
+#include "model/timing/timing_run.h"
+
+namespace marlin::cli {
+
+struct KernelRunRequest {
+  std::string kernel;                   // family name
+  std::optional<analytic::Tile> tile;   // required for the Marlin families
+  kernels::GemmProblem problem;
+  int group_size = 128;                 // rows of K per scale; kernels::kPerColumnGroup
+  bool check = false;                   // compare with the double-precision reference
+  std::uint64_t seed = 1;               // operands are drawn from this seed
+  unsigned host_threads = 1;
+};
+
+struct DispatchReport {
+  std::string kernel;
+  sim::Dim3 threadgroups;
+  sim::Dim3 threads;
+  std::uint64_t threadgroup_memory_bytes = 0;
+  analytic::OccupancyResult occupancy;  // theoretical, from the family's rule
+};
+
+struct KernelRunReport {
+  kernels::GemmKernel kernel;
+  kernels::GemmProblem problem;
+  std::string weights;  // e.g. "fp4_e2m1/g128"
+  std::vector<DispatchReport> dispatches;
+  timing::TimingResult timing;
+  double useful_flops = 0;                 // 2 M N K
+  analytic::ProblemIntensity intensity;    // whole problem against DRAM
+  analytic::Roofline roofline;
+  std::optional<double> check_error;       // relative Frobenius error, with --check
+  double check_bound = 1e-3;
+  std::int64_t unwritten = 0;              // output elements left poisoned
+  double functional_seconds = 0;           // host wall time of the engine
+  double timing_seconds = 0;               // host wall time of the timing model
+};
+
+// Throws InputError for an unknown kernel or tile, a configuration the device refuses, or a
+// shape the kernel cannot run.
+KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunRequest& request);
+
+}  // namespace marlin::cli

@@ -1,0 +1,171 @@
+#include "tools/cli/run_report.h"
+
+#include <fmt/format.h>
+
+#include "model/timing/cycles.h"
+#include "tools/cli/format.h"
+#include "tools/cli/occupancy_report.h"
+#include "tools/cli/table.h"
+
+namespace marlin::cli {
+namespace {
+
+std::string dims(const sim::Dim3& d) {
+  if (d.z != 1) return fmt::format("{}x{}x{}", d.x, d.y, d.z);
+  if (d.y != 1) return fmt::format("{}x{}", d.x, d.y);
+  return std::to_string(d.x);
+}
+
+// Share of the whole run's slot-cycles, in percent.
+double share(std::int64_t part, std::int64_t total) {
+  return total == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(total);
+}
+
+double roofline_percent(const KernelRunReport& r) {
+  return r.timing.seconds <= 0 ? 0.0 : 100.0 * r.roofline.lower_bound_time_s / r.timing.seconds;
+}
+
+double instructions_per_second(const KernelRunReport& r) {
+  const double wall = r.functional_seconds + r.timing_seconds;
+  return wall <= 0 ? 0.0 : static_cast<double>(r.timing.instructions) / wall;
+}
+
+}  // namespace
+
+void print_run_report(std::ostream& out, const model::DeviceSpec& device,
+                      const KernelRunReport& r) {
+  const timing::TimingResult& t = r.timing;
+  out << fmt::format("{} on {}: M={} N={} K={}, weights {}\n\n", r.kernel.metal_name, device.name,
+                     r.problem.m, r.problem.n, r.problem.k, r.weights);
+  TextTable dispatches({"dispatch", "grid", "threads", "TG memory", "TGs/core", "occupancy",
+                        "bound by", "cycles", "waves", "last wave TGs"});
+  for (std::size_t i = 0; i < r.dispatches.size(); ++i) {
+    const DispatchReport& d = r.dispatches[i];
+    const timing::LaunchResult& l = t.launches.at(i);
+    dispatches.add_row({d.kernel, dims(d.threadgroups), dims(d.threads),
+                        format_count(static_cast<std::int64_t>(d.threadgroup_memory_bytes)),
+                        format_count(d.occupancy.resident_threadgroups),
+                        format_percent(d.occupancy.occupancy_percent),
+                        binding_names(d.occupancy.binding), format_count(l.cycles.count()),
+                        std::to_string(l.waves), format_count(l.last_wave_threadgroups)});
+  }
+  dispatches.print(out);
+  const double max_sg = device.limits.max_simdgroups_per_core;
+  out << '\n';
+  print_key_values(
+      out,
+      {{"predicted time", fmt::format("{} cycles = {}", format_count(t.total_cycles.count()),
+                                      format_seconds(t.seconds))},
+       {"achieved", fmt::format("{}, DRAM {}", format_rate(t.achieved_flops_per_s, "FLOP/s"),
+                                format_rate(t.dram_bytes_per_s, "B/s"))},
+       {"roofline", fmt::format("{:.2f} FLOP/B, {}-bound; lower bound {} = {:.1f}% of the "
+                                "predicted time",
+                                r.roofline.intensity, analytic::bound_name(r.roofline.bound),
+                                format_seconds(r.roofline.lower_bound_time_s),
+                                roofline_percent(r))},
+       {"achieved occupancy",
+        fmt::format("{:.1f} simdgroups per core ({})", t.achieved_simdgroups_per_core,
+                    format_percent(100.0 * t.achieved_simdgroups_per_core / max_sg))},
+       {"hit rates", fmt::format("L1 {}, L2 {}, SLC {}", format_percent(100 * t.hit_rates.l1),
+                                 format_percent(100 * t.hit_rates.l2),
+                                 format_percent(100 * t.hit_rates.slc))},
+       {"utilization",
+        fmt::format("ALU {}, matrix {}, threadgroup memory {}, L1-L2 link {}, DRAM {}",
+                    format_percent(100 * t.utilization.alu),
+                    format_percent(100 * t.utilization.matrix),
+                    format_percent(100 * t.utilization.threadgroup_memory),
+                    format_percent(100 * t.utilization.core_link),
+                    format_percent(100 * t.utilization.dram))}});
+  out << "\nwhere the time goes (simdgroup-slot cycles, all cores)\n";
+  TextTable breakdown({"state", "slot cycles", "share"});
+  const std::int64_t total = t.breakdown.total();
+  for (std::size_t i = 0; i < timing::kStallClassCount; ++i) {
+    const auto stall = static_cast<timing::StallClass>(i);
+    breakdown.add_row({std::string(timing::stall_class_name(stall)),
+                       format_count(t.breakdown[stall]),
+                       format_percent(share(t.breakdown[stall], total))});
+  }
+  breakdown.print(out);
+  if (r.check_error) {
+    out << fmt::format("\ncheck: relative Frobenius error {:.3g} against the double-precision "
+                       "reference (bound {:g}), {} unwritten outputs: {}\n",
+                       *r.check_error, r.check_bound, r.unwritten,
+                       *r.check_error < r.check_bound && r.unwritten == 0 ? "pass" : "FAIL");
+  }
+  out << fmt::format(
+      "\nsimulator: {} simdgroup instructions in {} (engine) + {} (timing): {}; {} simulated; "
+      "{:.0f}x slower than the device\n",
+      format_count(t.instructions), format_seconds(r.functional_seconds),
+      format_seconds(r.timing_seconds), format_rate(instructions_per_second(r), "instr/s"),
+      format_rate(static_cast<double>(t.total_cycles.count()) /
+                      std::max(1e-9, r.functional_seconds + r.timing_seconds),
+                  "cycles/s"),
+      (r.functional_seconds + r.timing_seconds) / std::max(1e-12, t.seconds));
+}
+
+nlohmann::json run_report_json(const model::DeviceSpec& device, const KernelRunReport& r) {
+  const timing::TimingResult& t = r.timing;
+  nlohmann::json dispatches = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.dispatches.size(); ++i) {
+    const DispatchReport& d = r.dispatches[i];
+    const timing::LaunchResult& l = t.launches.at(i);
+    dispatches.push_back({{"kernel", d.kernel},
+                          {"threadgroups", {d.threadgroups.x, d.threadgroups.y, d.threadgroups.z}},
+                          {"threads", {d.threads.x, d.threads.y, d.threads.z}},
+                          {"threadgroup_memory_bytes", d.threadgroup_memory_bytes},
+                          {"resident_threadgroups_per_core", d.occupancy.resident_threadgroups},
+                          {"occupancy_percent", d.occupancy.occupancy_percent},
+                          {"bound_by", binding_names(d.occupancy.binding)},
+                          {"cycles", l.cycles.count()},
+                          {"overhead_cycles", l.overhead.count()},
+                          {"waves", l.waves},
+                          {"last_wave_threadgroups", l.last_wave_threadgroups},
+                          {"tail_cycles", l.tail_cycles.count()},
+                          {"slot_cycles", l.slot_cycles},
+                          {"achieved_simdgroups_per_core", l.achieved_simdgroups_per_core}});
+  }
+  nlohmann::json breakdown = nlohmann::json::object();
+  for (std::size_t i = 0; i < timing::kStallClassCount; ++i) {
+    const auto stall = static_cast<timing::StallClass>(i);
+    breakdown[std::string(timing::stall_class_name(stall))] = t.breakdown[stall];
+  }
+  nlohmann::json json = {
+      {"device", device.name},
+      {"kernel", r.kernel.metal_name},
+      {"m", r.problem.m},
+      {"n", r.problem.n},
+      {"k", r.problem.k},
+      {"weights", r.weights},
+      {"dispatches", dispatches},
+      {"cycles", t.total_cycles.count()},
+      {"seconds", t.seconds},
+      {"achieved_flops_per_s", t.achieved_flops_per_s},
+      {"dram_bytes_per_s", t.dram_bytes_per_s},
+      {"roofline_lower_bound_s", r.roofline.lower_bound_time_s},
+      {"percent_of_roofline", roofline_percent(r)},
+      {"bound", analytic::bound_name(r.roofline.bound)},
+      {"achieved_simdgroups_per_core", t.achieved_simdgroups_per_core},
+      {"breakdown_slot_cycles", breakdown},
+      {"utilization",
+       {{"alu", t.utilization.alu},
+        {"matrix", t.utilization.matrix},
+        {"threadgroup_memory", t.utilization.threadgroup_memory},
+        {"core_link", t.utilization.core_link},
+        {"dram", t.utilization.dram}}},
+      {"hit_rates", {{"l1", t.hit_rates.l1}, {"l2", t.hit_rates.l2}, {"slc", t.hit_rates.slc}}},
+      {"simulator",
+       {{"instructions", t.instructions},
+        {"engine_seconds", r.functional_seconds},
+        {"timing_seconds", r.timing_seconds},
+        {"instructions_per_second", instructions_per_second(r)}}},
+  };
+  if (r.check_error) {
+    json["check"] = {{"relative_frobenius_error", *r.check_error},
+                     {"bound", r.check_bound},
+                     {"unwritten", r.unwritten},
+                     {"pass", *r.check_error < r.check_bound && r.unwritten == 0}};
+  }
+  return json;
+}
+
+}  // namespace marlin::cli
