@@ -1,5 +1,7 @@
 #include "kernels/launch/selection_table.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/common/input_error.h"
@@ -130,6 +132,17 @@ GemmKernel SelectionTable::select(std::int64_t m, WeightFormatKind format) const
     kernel = find_gemm_kernel(family_for(GemmVariant::kFused, format), rule.tile);
   }
   return kernel;
+}
+
+GemmKernel classic_matmul_for(std::int64_t m, std::int64_t n) {
+  if (m < 1 || n < 1) {
+    throw InputError(fmt::format("matmul sizes must be at least 1, got M={} N={}", m, n));
+  }
+  const std::int64_t side = std::min(m, n);
+  const char* family = side < 16   ? "matmul_f16"
+                       : side < 64 ? "matmul_tiled_f16"
+                                   : "matmul_tiled_32x32_f16";
+  return find_gemm_kernel(family, std::nullopt);
 }
 
 }  // namespace marlin::kernels

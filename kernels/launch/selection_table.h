@@ -57,4 +57,9 @@ class SelectionTable {
   std::vector<SelectionRule> rules_;
 };
 
+// The classic FP16 matmul for an M x N output: the naive kernel when either side is below 16
+// (a 16x16 tile would leave most threads idle), the 16x16 tiled kernel below 64, the 32x32
+// tiled kernel from 64 up (each loaded element reused 32 times instead of 16).
+GemmKernel classic_matmul_for(std::int64_t m, std::int64_t n);
+
 }  // namespace marlin::kernels

@@ -137,6 +137,11 @@ class Translator {
     for (std::size_t k = begin; k < end; ++k) toks_[k].text.clear();
   }
 
+  void rewrite_scalar_types();
+  std::vector<char> function_code_mask() const;
+  bool opens_function_body(std::size_t brace) const;
+  bool is_parameter_list(std::size_t paren) const;
+  bool keeps_builtin_scalar(std::size_t i) const;
   void rewrite_literals_and_spaces();
   std::size_t parse_type(std::size_t i, std::string* text) const;
   void rewrite_address_space(std::size_t i);
@@ -183,6 +188,127 @@ std::size_t Translator::parse_type(std::size_t i, std::string* text) const {
       k = next(close);
     }
     if (!is(k, "::")) return k;
+  }
+}
+
+// ---- counted scalar types -------------------------------------------------------------------
+
+// Metal scalar type names declared as metal::counted<T> in function code.
+const std::map<std::string, std::string>& counted_scalar_names() {
+  static const std::map<std::string, std::string> names = {
+      {"char", "::metal::counted_char"},   {"uchar", "::metal::counted_uchar"},
+      {"short", "::metal::counted_short"}, {"ushort", "::metal::counted_ushort"},
+      {"int", "::metal::counted_int"},     {"uint", "::metal::counted_uint"},
+      {"long", "::metal::counted_long"},   {"ulong", "::metal::counted_ulong"},
+      {"float", "::metal::counted_float"},
+  };
+  return names;
+}
+
+bool Translator::opens_function_body(std::size_t brace) const {
+  std::size_t p = prev(brace);
+  for (;;) {
+    if (is(p, "const") || is(p, "noexcept") || is(p, "override") || is(p, "final")) {
+      p = prev(p);
+    } else if (is(p, "]") && is(prev(p), "]")) {  // a trailing [[attribute]]
+      int depth = 0;
+      for (; p < toks_.size(); p = prev(p)) {
+        if (is(p, "]")) ++depth;
+        if (is(p, "[") && --depth == 0) break;
+      }
+      p = prev(p);
+    } else {
+      break;
+    }
+  }
+  return is(p, ")");
+}
+
+// A '(' outside function code that opens the parameter list of a function declaration or
+// definition: it follows a name (or a template-id) and its ')' is followed by '{' or ';'.
+bool Translator::is_parameter_list(std::size_t paren) const {
+  static const std::set<std::string> not_functions = {
+      "static_assert", "sizeof", "alignof", "alignas", "decltype", "__attribute__",
+      "requires",      "if",     "while",   "for",     "switch",   "return",
+      "noexcept",      "typeid", "defined", "operator"};
+  const std::size_t p = prev(paren);
+  if (!(is(p, ">") || (ident(p) && not_functions.count(toks_[p].text) == 0))) return false;
+  std::size_t a = next(match(paren));
+  while (is(a, "const") || is(a, "noexcept") || (is(a, "[") && is(next(a), "["))) {
+    a = is(a, "[") ? next(match(a)) : next(a);
+  }
+  return is(a, "{") || is(a, ";");
+}
+
+// Marks the tokens of function code: function bodies, parameter lists and return types.
+std::vector<char> Translator::function_code_mask() const {
+  std::vector<char> code(toks_.size(), 0);
+  std::vector<char> scopes;  // per open '{': inside function code
+  bool in_code = false;
+  for (std::size_t i = 0; i < toks_.size(); i = next(i)) {
+    if (!toks_[i].significant()) continue;
+    if (is(i, "{")) {
+      in_code = in_code || opens_function_body(i);
+      scopes.push_back(in_code ? 1 : 0);
+    } else if (is(i, "}")) {
+      if (!scopes.empty()) scopes.pop_back();
+      in_code = !scopes.empty() && scopes.back() != 0;
+    } else if (is(i, "(") && !in_code && is_parameter_list(i)) {
+      const std::size_t close = match(i);
+      for (std::size_t k = i; k <= close; ++k) code[k] = 1;
+      // The return type: the words before the function's name.
+      std::size_t name = prev(i);
+      if (is(name, ">")) {
+        int depth = 0;
+        for (; name < toks_.size(); name = prev(name)) {
+          if (is(name, ">")) ++depth;
+          if (is(name, "<") && --depth == 0) break;
+        }
+        name = prev(name);
+      }
+      for (std::size_t k = prev(name);
+           k < toks_.size() && (ident(k) || is(k, "*") || is(k, "&") || is(k, "::")); k = prev(k)) {
+        code[k] = 1;
+      }
+    }
+    if (in_code) code[i] = 1;
+  }
+  // Template parameter lists stay built-in (non-type template parameters must be integral).
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    if (is(i, "template") && is(next(i), "<")) {
+      const std::size_t close = match(next(i));
+      for (std::size_t k = i; k <= close; ++k) code[k] = 0;
+    }
+  }
+  return code;
+}
+
+// True when the scalar type name at `i` must stay the built-in type: a template argument
+// (except of static_cast and as_type), the pointee of an address-space pointer or reference,
+// part of a multi-word type (`unsigned int`), or a qualified name.
+bool Translator::keeps_builtin_scalar(std::size_t i) const {
+  static const std::set<std::string> spaces = {"device", "constant", "threadgroup"};
+  static const std::set<std::string> words = {"unsigned", "signed", "long",  "short",
+                                              "int",      "char",   "double"};
+  const std::size_t p = prev(i);
+  const std::size_t n = next(i);
+  const auto text = [&](std::size_t k) { return k < toks_.size() ? toks_[k].text : std::string(); };
+  if (is(p, "<")) return !(is(prev(p), "static_cast") || is(prev(p), "as_type"));
+  if (is(n, ",") || is(n, ">") || is(n, ">>")) return true;
+  if (spaces.count(text(p)) != 0) return true;
+  if ((is(p, "const") || is(p, "volatile")) && spaces.count(text(prev(p))) != 0) return true;
+  if (words.count(text(p)) != 0 || words.count(text(n)) != 0) return true;
+  if (is(p, ".") || is(p, "->") || is(p, "::")) return true;
+  return false;
+}
+
+void Translator::rewrite_scalar_types() {
+  const std::vector<char> code = function_code_mask();
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    if (code[i] == 0 || !ident(i)) continue;
+    const auto it = counted_scalar_names().find(toks_[i].text);
+    if (it == counted_scalar_names().end() || keeps_builtin_scalar(i)) continue;
+    toks_[i].text = it->second;
   }
 }
 
@@ -525,6 +651,7 @@ void Translator::translate_kernel(std::size_t kt) {
 }
 
 std::string Translator::run() {
+  rewrite_scalar_types();
   rewrite_literals_and_spaces();
   scan_kernels();
   for (std::size_t i = 0; i < toks_.size(); ++i) {

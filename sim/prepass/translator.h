@@ -7,6 +7,10 @@
 //    program-scope `constant` variables become `const`; `thread` is dropped;
 //  - kernel-scope `threadgroup T name[..];` becomes a view of the threadgroup arena, by
 //    declaration index, and the kernel's declaration sizes are emitted as a layout struct;
+//  - in function code (bodies, parameter lists, return types) the scalar type names `int`,
+//    `uint`, `float`, ... become metal::counted_* so their ALU work is counted; template
+//    parameters and arguments, address-space pointees, struct members and namespace-scope
+//    constants stay built-in;
 //  - half literals (`1.0h`) become metal::half values, reinterpret_cast of address-space
 //    pointers becomes metal::reinterpret_pointer;
 //  - each kernel (and each explicit template instantiation with [[host_name]]) gets an

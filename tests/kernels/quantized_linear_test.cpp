@@ -74,6 +74,15 @@ TEST(SelectionTable, MalformedTablesAreRejectedWithTheRule) {
   }
 }
 
+TEST(ClassicMatmulChoice, BySmallerSideOfTheOutput) {
+  EXPECT_EQ(classic_matmul_for(1, 4096).family_name, "matmul_f16");
+  EXPECT_EQ(classic_matmul_for(15, 15).family_name, "matmul_f16");
+  EXPECT_EQ(classic_matmul_for(16, 4096).family_name, "matmul_tiled_f16");
+  EXPECT_EQ(classic_matmul_for(4096, 63).family_name, "matmul_tiled_f16");
+  EXPECT_EQ(classic_matmul_for(64, 64).family_name, "matmul_tiled_32x32_f16");
+  EXPECT_THROW(classic_matmul_for(0, 8), InputError);
+}
+
 TEST(MarlinLinear, ForwardMatchesTheReferenceAcrossBatchSizes) {
   RandomInputs random(fresh_seed());
   SCOPED_TRACE(seed_message(random.seed()));

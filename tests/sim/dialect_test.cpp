@@ -35,9 +35,12 @@ TEST(DialectTest, DequantU4b8MatchesReferenceAndCountsItsWork) {
     }
   }
   // Per thread, counted by hand from the source: two halves, each with a uint4 shift (4),
-  // & mask (4), conversion to ushort4 (4), | exponent (4), half4 subtract (4) and multiply (4).
+  // & mask (4), conversion to ushort4 (4), | exponent (4), half4 subtract (4) and multiply (4);
+  // on scalars: packed >> 16 (1 shift), gid / kGroup, 2 * gid twice (3 int mul), + 1 (1 add).
   const auto ops = [&](AluKind k) { return r.stats.alu_lane_ops[static_cast<std::size_t>(k)]; };
-  EXPECT_EQ(ops(AluKind::kIntShift), words * 8);
+  EXPECT_EQ(ops(AluKind::kIntShift), words * (8 + 1));
+  EXPECT_EQ(ops(AluKind::kIntMul), words * 3);
+  EXPECT_EQ(ops(AluKind::kIntAdd), words * 1);
   EXPECT_EQ(ops(AluKind::kIntLogic), words * 16);
   EXPECT_EQ(ops(AluKind::kConvert), words * 8);
   EXPECT_EQ(ops(AluKind::kFp16Add), words * 8);

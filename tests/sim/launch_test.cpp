@@ -135,9 +135,13 @@ TEST(LaunchTest, ConstantSpacePointerIsReadAndTracedAsConstant) {
   s.buffers[1] = testing::buffer(out);
   const LaunchResult r = launch(s);
   for (std::uint32_t i = 0; i < 32; ++i) EXPECT_EQ(out[i], table[i % 4] * 2.0f);
-  const TraceOp& first = r.trace.simdgroups.at(0).ops.at(0);
-  EXPECT_EQ(first.op, OpClass::kDeviceLoad);
-  EXPECT_EQ(first.kind, static_cast<std::uint8_t>(Space::kConstant));
+  // The first op is the index arithmetic `gid % 4` (one int op), then the constant load.
+  const auto& ops = r.trace.simdgroups.at(0).ops;
+  ASSERT_GE(ops.size(), 2u);
+  EXPECT_EQ(ops[0].op, OpClass::kAlu);
+  EXPECT_EQ(ops[0].kind, static_cast<std::uint8_t>(AluKind::kIntMul));
+  EXPECT_EQ(ops[1].op, OpClass::kDeviceLoad);
+  EXPECT_EQ(ops[1].kind, static_cast<std::uint8_t>(Space::kConstant));
 }
 
 }  // namespace

@@ -46,9 +46,9 @@ kernel void k(device const half* a [[buffer(0)]], const device float* b [[buffer
   EXPECT_NE(cpp.find("{sizeof(half[kN][8]), alignof(half[kN][8]), \"tile\"}"), std::string::npos);
   EXPECT_NE(cpp.find(".name = \"k\""), std::string::npos);
   EXPECT_NE(cpp.find(".synchronizes = false"), std::string::npos);
-  EXPECT_NE(
-      cpp.find("bind_builtin<uint>(marlin_ctx, ::marlin::sim::Builtin::kThreadPositionInGrid)"),
-      std::string::npos);
+  EXPECT_NE(cpp.find("bind_builtin<::metal::counted_uint>(marlin_ctx, "
+                     "::marlin::sim::Builtin::kThreadPositionInGrid)"),
+            std::string::npos);
 }
 
 TEST(PrepassTest, TemplateKernelsRegisterEachHostName) {
@@ -89,6 +89,50 @@ TEST(PrepassTest, ErrorsNameFileAndLine) {
             std::string::npos);
 }
 
+// Scalar types become counted types in function code only, never where C++ needs the
+// built-in type (docs/kernel-dialect.md, "Counted scalar types").
+TEST(PrepassTest, DeclaresFunctionCodeScalarsAsCountedTypes) {
+  const std::string cpp = translate_text("prepass_counted.metal", R"(#include <metal_stdlib>
+using namespace metal;
+constant uint kSize = 4;
+struct Params { uint n; float scale; };
+template <uint TM, int TN>
+inline uint scaled(uint x, thread float& acc, device const uint* codes) {
+  simdgroup_matrix<float, 8, 8> m;
+  for (int j = 0; j < 4; ++j) acc += float(x) * as_type<float>(codes[j]);
+  return static_cast<uint>(x * TM) + sizeof(short) + (unsigned int)1;
+}
+kernel void k(device const uint* in [[buffer(0)]], constant uint& n [[buffer(1)]],
+              uint i [[thread_position_in_grid]]) {
+  threadgroup uint shared[kSize];
+  float acc = 0.0f;
+  shared[i] = scaled<8, 2>(in[i], acc, in);
+}
+)");
+  // Namespace-scope constants, struct members and template parameters stay built-in.
+  EXPECT_NE(cpp.find("const uint kSize = 4;"), std::string::npos);
+  EXPECT_NE(cpp.find("struct Params { uint n; float scale; };"), std::string::npos);
+  EXPECT_NE(cpp.find("template <uint TM, int TN>"), std::string::npos);
+  // Parameters, return types and locals are counted.
+  EXPECT_NE(cpp.find("inline ::metal::counted_uint scaled(::metal::counted_uint x,"),
+            std::string::npos);
+  EXPECT_NE(cpp.find("::metal::counted_float& acc"), std::string::npos);
+  EXPECT_NE(cpp.find("for (::metal::counted_int j = 0;"), std::string::npos);
+  EXPECT_NE(cpp.find("acc += ::metal::counted_float(x)"), std::string::npos);
+  EXPECT_NE(cpp.find("::metal::counted_float acc = 0.0f;"), std::string::npos);
+  EXPECT_NE(cpp.find("bind_builtin<::metal::counted_uint>"), std::string::npos);
+  // static_cast and as_type targets are counted; other template arguments are not.
+  EXPECT_NE(cpp.find("as_type<::metal::counted_float>"), std::string::npos);
+  EXPECT_NE(cpp.find("static_cast<::metal::counted_uint>"), std::string::npos);
+  EXPECT_NE(cpp.find("simdgroup_matrix<float, 8, 8> m;"), std::string::npos);
+  // Memory stays built-in (address-space pointees, threadgroup arrays), and so do multi-word
+  // type names.
+  EXPECT_NE(cpp.find("::metal::space_ptr<const uint, ::metal::Space::kDevice>"), std::string::npos);
+  EXPECT_NE(cpp.find("const uint &"), std::string::npos);
+  EXPECT_NE(cpp.find("threadgroup_decl<uint[kSize]>"), std::string::npos);
+  EXPECT_NE(cpp.find("(unsigned int)1"), std::string::npos);
+}
+
 TEST(PrepassTest, InlinesQuotedIncludes) {
   const auto dir = std::filesystem::temp_directory_path();
   std::ofstream(dir / "prepass_common.h")
@@ -97,7 +141,8 @@ TEST(PrepassTest, InlinesQuotedIncludes) {
       translate_text("prepass_inc.metal",
                      "#include \"prepass_common.h\"\n#include \"prepass_common.h\"\n"
                      "kernel void k(device float* a [[buffer(0)]]) { a[1] = twice(a); }\n");
-  EXPECT_NE(cpp.find("inline float twice(::metal::space_ptr<float, ::metal::Space::kDevice>"),
+  EXPECT_NE(cpp.find("inline ::metal::counted_float twice(::metal::space_ptr<float, "
+                     "::metal::Space::kDevice>"),
             std::string::npos);
   // #pragma once: inlined a single time.
   EXPECT_EQ(cpp.find("inline float twice"), cpp.rfind("inline float twice"));

@@ -1,9 +1,10 @@
 #include "tools/cli/kernel_run.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
-
-#include <fmt/format.h>
+#include <fstream>
 
 #include "kernels/host/quantize.h"
 #include "kernels/host/reference_gemm.h"
@@ -48,6 +49,14 @@ analytic::WeightSpec analytic_weights(const kernels::WeightFormat& format) {
 
 KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunRequest& request) {
   KernelRunReport report;
+  // Opened first, so a bad path fails before the (possibly long) run.
+  std::ofstream trace_file;
+  if (!request.trace_path.empty()) {
+    trace_file.open(request.trace_path, std::ios::out | std::ios::trunc);
+    if (!trace_file) {
+      throw InputError(fmt::format("--trace: cannot open '{}' for writing", request.trace_path));
+    }
+  }
   report.kernel = kernels::find_gemm_kernel(request.kernel, request.tile);
   kernels::GemmProblem p = request.problem;
   if (report.kernel.family == kernels::GemmFamily::kMarlinFp4Striped && p.num_threadgroups == 0) {
@@ -94,19 +103,20 @@ KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunReque
 
   sim::LaunchOptions options;
   options.host_threads = request.host_threads;
-  const sim::DeviceLimits limits{static_cast<std::uint32_t>(device.limits.max_threads_per_threadgroup),
-                                 static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
+  const sim::DeviceLimits limits{
+      static_cast<std::uint32_t>(device.limits.max_threads_per_threadgroup),
+      static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
   const Clock::time_point functional_start = Clock::now();
   const kernels::GemmRun run = kernels::run_gemm(report.kernel, p, operands, limits, options);
   report.functional_seconds = seconds_since(functional_start);
 
-  report.useful_flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
-                        static_cast<double>(p.k);
+  report.useful_flops =
+      2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
   std::vector<timing::LaunchInput> inputs;
   const analytic::OccupancyDeviceSpec occupancy_spec = analytic::occupancy_spec_of(device);
   for (const kernels::GemmDispatch& d : run.dispatches) {
-    DispatchReport dispatch{d.kernel, d.threadgroups, d.threads_per_threadgroup,
-                            d.result.threadgroup_memory_bytes, {}};
+    DispatchReport dispatch{
+        d.kernel, d.threadgroups, d.threads_per_threadgroup, d.result.threadgroup_memory_bytes, {}};
     analytic::OccupancyQuery query;
     query.threads_per_threadgroup = static_cast<int>(d.threads_per_threadgroup.volume());
     query.threadgroup_memory_bytes = static_cast<std::int64_t>(d.result.threadgroup_memory_bytes);
@@ -119,15 +129,31 @@ KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunReque
     input.trace = &d.result.trace;
     input.resident_threadgroups_per_core =
         static_cast<int>(dispatch.occupancy.resident_threadgroups);
-    const bool main_dispatch = d.kernel.rfind("marlin_zero", 0) != 0 &&
-                               d.kernel.rfind("marlin_reduce", 0) != 0;
+    const bool main_dispatch =
+        d.kernel.rfind("marlin_zero", 0) != 0 && d.kernel.rfind("marlin_reduce", 0) != 0;
     input.useful_flops = main_dispatch ? report.useful_flops : 0;
     inputs.push_back(input);
     report.dispatches.push_back(std::move(dispatch));
   }
+  std::optional<timing::ChromeTraceSink> trace;
+  if (trace_file.is_open()) {
+    try {
+      trace.emplace(device.gpu, inputs, request.trace_options);
+    } catch (const InputError& error) {
+      throw InputError(fmt::format("--trace-max-events, --trace-cores: {}", error.what()));
+    }
+  }
   const Clock::time_point timing_start = Clock::now();
-  report.timing = timing::GpuTimingModel(device).run(inputs);
+  report.timing = timing::GpuTimingModel(device).run(inputs, trace ? &*trace : nullptr);
   report.timing_seconds = seconds_since(timing_start);
+  if (trace) {
+    trace->write(trace_file);
+    trace_file.close();
+    if (!trace_file) {
+      throw InputError(fmt::format("--trace: writing '{}' failed", request.trace_path));
+    }
+    report.trace = TraceReport{request.trace_path, request.trace_options, trace->summary()};
+  }
 
   report.intensity = analytic::problem_intensity({p.m, p.n, p.k}, analytic_weights(format));
   report.roofline = analytic::roofline(analytic::roofline_machine(device),

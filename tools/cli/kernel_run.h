@@ -12,18 +12,28 @@
 #include "model/analytic/intensity.h"
 #include "model/analytic/occupancy.h"
 #include "model/device/device_spec.h"
+#include "model/timing/chrome_trace.h"
 #include "model/timing/timing_run.h"
 
 namespace marlin::cli {
 
 struct KernelRunRequest {
-  std::string kernel;                   // family name
-  std::optional<analytic::Tile> tile;   // required for the Marlin families
+  std::string kernel;                  // family name
+  std::optional<analytic::Tile> tile;  // required for the Marlin families
   kernels::GemmProblem problem;
-  int group_size = 128;                 // rows of K per scale; kernels::kPerColumnGroup
-  bool check = false;                   // compare with the double-precision reference
-  std::uint64_t seed = 1;               // operands are drawn from this seed
+  int group_size = 128;    // rows of K per scale; kernels::kPerColumnGroup
+  bool check = false;      // compare with the double-precision reference
+  std::uint64_t seed = 1;  // operands are drawn from this seed
   unsigned host_threads = 1;
+  std::string trace_path;                    // --trace: Chrome trace file; empty = none
+  timing::ChromeTraceOptions trace_options;  // its bound and sampling
+};
+
+// The Chrome trace written by a run (--trace).
+struct TraceReport {
+  std::string path;
+  timing::ChromeTraceOptions options;
+  timing::ChromeTraceSummary summary;
 };
 
 struct DispatchReport {
@@ -40,18 +50,19 @@ struct KernelRunReport {
   std::string weights;  // e.g. "fp4_e2m1/g128"
   std::vector<DispatchReport> dispatches;
   timing::TimingResult timing;
-  double useful_flops = 0;                 // 2 M N K
-  analytic::ProblemIntensity intensity;    // whole problem against DRAM
+  double useful_flops = 0;               // 2 M N K
+  analytic::ProblemIntensity intensity;  // whole problem against DRAM
   analytic::Roofline roofline;
-  std::optional<double> check_error;       // relative Frobenius error, with --check
+  std::optional<double> check_error;  // relative Frobenius error, with --check
   double check_bound = 1e-3;
-  std::int64_t unwritten = 0;              // output elements left poisoned
-  double functional_seconds = 0;           // host wall time of the engine
-  double timing_seconds = 0;               // host wall time of the timing model
+  std::int64_t unwritten = 0;        // output elements left poisoned
+  double functional_seconds = 0;     // host wall time of the engine
+  double timing_seconds = 0;         // host wall time of the timing model
+  std::optional<TraceReport> trace;  // with --trace
 };
 
-// Throws InputError for an unknown kernel or tile, a configuration the device refuses, or a
-// shape the kernel cannot run.
+// Throws InputError for an unknown kernel or tile, a configuration the device refuses, a
+// shape the kernel cannot run, or a trace file that cannot be written (naming --trace).
 KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunRequest& request);
 
 }  // namespace marlin::cli

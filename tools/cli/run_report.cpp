@@ -30,6 +30,50 @@ double instructions_per_second(const KernelRunReport& r) {
   return wall <= 0 ? 0.0 : static_cast<double>(r.timing.instructions) / wall;
 }
 
+void print_trace(std::ostream& out, const TraceReport& trace) {
+  const timing::ChromeTraceSummary& s = trace.summary;
+  out << fmt::format(
+      "\ntrace: {}: {} events ({} threadgroup, {} simdgroup, {} counter, {} launch, {} "
+      "metadata)\n",
+      trace.path, format_count(s.events), format_count(s.threadgroup_events),
+      format_count(s.simdgroup_events), format_count(s.counter_events),
+      format_count(s.launch_events), format_count(s.metadata_events));
+  if (s.omitted_events > 0) {
+    out << fmt::format("  sampled: {} of {} cores, simdgroup tracks of {}; {} events omitted\n",
+                       s.cores_traced, s.cores,
+                       trace.options.threadgroup_stride == 1
+                           ? std::string("every threadgroup")
+                           : fmt::format("1 threadgroup in {}", trace.options.threadgroup_stride),
+                       format_count(s.omitted_events));
+  }
+  if (s.truncated) {
+    out << fmt::format(
+        "  truncated by --trace-max-events {}: {} events from cycle {} on "
+        "dropped\n",
+        format_count(trace.options.max_events), format_count(s.dropped_events),
+        format_count(s.truncated_at.count()));
+  }
+}
+
+nlohmann::json trace_json(const TraceReport& trace) {
+  const timing::ChromeTraceSummary& s = trace.summary;
+  return {{"path", trace.path},
+          {"events", s.events},
+          {"metadata_events", s.metadata_events},
+          {"launch_events", s.launch_events},
+          {"threadgroup_events", s.threadgroup_events},
+          {"simdgroup_events", s.simdgroup_events},
+          {"counter_events", s.counter_events},
+          {"cores", s.cores},
+          {"cores_traced", s.cores_traced},
+          {"threadgroup_stride", trace.options.threadgroup_stride},
+          {"omitted_events", s.omitted_events},
+          {"max_events", trace.options.max_events},
+          {"truncated", s.truncated},
+          {"dropped_events", s.dropped_events},
+          {"truncated_at_cycle", s.truncated ? s.truncated_at.count() : 0}};
+}
+
 }  // namespace
 
 void print_run_report(std::ostream& out, const model::DeviceSpec& device,
@@ -53,29 +97,28 @@ void print_run_report(std::ostream& out, const model::DeviceSpec& device,
   const double max_sg = device.limits.max_simdgroups_per_core;
   out << '\n';
   print_key_values(
-      out,
-      {{"predicted time", fmt::format("{} cycles = {}", format_count(t.total_cycles.count()),
-                                      format_seconds(t.seconds))},
-       {"achieved", fmt::format("{}, DRAM {}", format_rate(t.achieved_flops_per_s, "FLOP/s"),
-                                format_rate(t.dram_bytes_per_s, "B/s"))},
-       {"roofline", fmt::format("{:.2f} FLOP/B, {}-bound; lower bound {} = {:.1f}% of the "
-                                "predicted time",
-                                r.roofline.intensity, analytic::bound_name(r.roofline.bound),
-                                format_seconds(r.roofline.lower_bound_time_s),
-                                roofline_percent(r))},
-       {"achieved occupancy",
-        fmt::format("{:.1f} simdgroups per core ({})", t.achieved_simdgroups_per_core,
-                    format_percent(100.0 * t.achieved_simdgroups_per_core / max_sg))},
-       {"hit rates", fmt::format("L1 {}, L2 {}, SLC {}", format_percent(100 * t.hit_rates.l1),
-                                 format_percent(100 * t.hit_rates.l2),
-                                 format_percent(100 * t.hit_rates.slc))},
-       {"utilization",
-        fmt::format("ALU {}, matrix {}, threadgroup memory {}, L1-L2 link {}, DRAM {}",
-                    format_percent(100 * t.utilization.alu),
-                    format_percent(100 * t.utilization.matrix),
-                    format_percent(100 * t.utilization.threadgroup_memory),
-                    format_percent(100 * t.utilization.core_link),
-                    format_percent(100 * t.utilization.dram))}});
+      out, {{"predicted time", fmt::format("{} cycles = {}", format_count(t.total_cycles.count()),
+                                           format_seconds(t.seconds))},
+            {"achieved", fmt::format("{}, DRAM {}", format_rate(t.achieved_flops_per_s, "FLOP/s"),
+                                     format_rate(t.dram_bytes_per_s, "B/s"))},
+            {"roofline",
+             fmt::format("{:.2f} FLOP/B, {}-bound; lower bound {} = {:.1f}% of the "
+                         "predicted time",
+                         r.roofline.intensity, analytic::bound_name(r.roofline.bound),
+                         format_seconds(r.roofline.lower_bound_time_s), roofline_percent(r))},
+            {"achieved occupancy",
+             fmt::format("{:.1f} simdgroups per core ({})", t.achieved_simdgroups_per_core,
+                         format_percent(100.0 * t.achieved_simdgroups_per_core / max_sg))},
+            {"hit rates", fmt::format("L1 {}, L2 {}, SLC {}", format_percent(100 * t.hit_rates.l1),
+                                      format_percent(100 * t.hit_rates.l2),
+                                      format_percent(100 * t.hit_rates.slc))},
+            {"utilization",
+             fmt::format("ALU {}, matrix {}, threadgroup memory {}, L1-L2 link {}, DRAM {}",
+                         format_percent(100 * t.utilization.alu),
+                         format_percent(100 * t.utilization.matrix),
+                         format_percent(100 * t.utilization.threadgroup_memory),
+                         format_percent(100 * t.utilization.core_link),
+                         format_percent(100 * t.utilization.dram))}});
   out << "\nwhere the time goes (simdgroup-slot cycles, all cores)\n";
   TextTable breakdown({"state", "slot cycles", "share"});
   const std::int64_t total = t.breakdown.total();
@@ -87,11 +130,13 @@ void print_run_report(std::ostream& out, const model::DeviceSpec& device,
   }
   breakdown.print(out);
   if (r.check_error) {
-    out << fmt::format("\ncheck: relative Frobenius error {:.3g} against the double-precision "
-                       "reference (bound {:g}), {} unwritten outputs: {}\n",
-                       *r.check_error, r.check_bound, r.unwritten,
-                       *r.check_error < r.check_bound && r.unwritten == 0 ? "pass" : "FAIL");
+    out << fmt::format(
+        "\ncheck: relative Frobenius error {:.3g} against the double-precision "
+        "reference (bound {:g}), {} unwritten outputs: {}\n",
+        *r.check_error, r.check_bound, r.unwritten,
+        *r.check_error < r.check_bound && r.unwritten == 0 ? "pass" : "FAIL");
   }
+  if (r.trace) print_trace(out, *r.trace);
   out << fmt::format(
       "\nsimulator: {} simdgroup instructions in {} (engine) + {} (timing): {}; {} simulated; "
       "{:.0f}x slower than the device\n",
@@ -165,6 +210,7 @@ nlohmann::json run_report_json(const model::DeviceSpec& device, const KernelRunR
                      {"unwritten", r.unwritten},
                      {"pass", *r.check_error < r.check_bound && r.unwritten == 0}};
   }
+  if (r.trace) json["trace"] = trace_json(*r.trace);
   return json;
 }
 

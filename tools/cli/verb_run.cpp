@@ -21,6 +21,7 @@ struct RunFlags {
   std::string group_size = "128";
   std::string k_parallel = "1";
   std::string threadgroups, activation, seed = "1", host_threads = "1";
+  std::string trace, trace_cores, trace_max_events, trace_every;
   bool bias = false;
   bool check = false;
 };
@@ -56,6 +57,26 @@ KernelRunRequest make_request(const po::variables_map& vm, const RunFlags& flags
   request.seed = static_cast<std::uint64_t>(parse_integer("seed", flags.seed, 0, INT64_MAX));
   request.host_threads =
       static_cast<unsigned>(parse_integer("host-threads", flags.host_threads, 1, 256));
+  request.trace_path = flags.trace;
+  if (flags.trace.empty() && (vm.count("trace-cores") != 0 || vm.count("trace-max-events") != 0 ||
+                              vm.count("trace-every") != 0)) {
+    throw InputError("--trace-cores, --trace-max-events and --trace-every need --trace FILE");
+  }
+  if (vm.count("trace") != 0 && flags.trace.empty()) {
+    throw InputError("--trace: expected a file name, got ''");
+  }
+  if (!flags.trace_cores.empty()) {
+    request.trace_options.max_cores =
+        static_cast<int>(parse_integer("trace-cores", flags.trace_cores, 1, 1 << 16));
+  }
+  if (!flags.trace_max_events.empty()) {
+    request.trace_options.max_events =
+        parse_integer("trace-max-events", flags.trace_max_events, 1, 1'000'000'000);
+  }
+  if (!flags.trace_every.empty()) {
+    request.trace_options.threadgroup_stride =
+        static_cast<int>(parse_integer("trace-every", flags.trace_every, 1, 1 << 24));
+  }
   const bool classic = request.kernel.rfind("matmul_", 0) == 0;
   if (!classic && (flags.bias || !flags.activation.empty())) {
     throw InputError("--bias and --activation apply to the classic matmul kernels only");
@@ -93,13 +114,22 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
        "compare the output with the double-precision CPU reference; exit 1 if it fails")
       ("seed", po::value<std::string>(&flags.seed)->default_value("1"), "seed of the operands")
       ("host-threads", po::value<std::string>(&flags.host_threads)->default_value("1"),
-       "host threads for the engine (results are identical at any count)");
+       "host threads for the engine (results are identical at any count)")
+      ("trace", po::value<std::string>(&flags.trace),
+       "write a Chrome trace-event JSON of the timing run to FILE (ui.perfetto.dev)")
+      ("trace-cores", po::value<std::string>(&flags.trace_cores),
+       "trace only the first N cores (default: all)")
+      ("trace-max-events", po::value<std::string>(&flags.trace_max_events),
+       "bound on the trace's events (default 1000000); later events are dropped and counted")
+      ("trace-every", po::value<std::string>(&flags.trace_every),
+       "simdgroup tracks of every K-th threadgroup only (default 1: all)");
   add_common_flags(options, common);
   const po::variables_map vm = parse_flags("run", args, options);
   if (common.help) {
     print_help(streams.out,
                "marlin-sim run --kernel NAME [--tile MxNxK] --m M --n N --k K [--group-size G] "
-               "[--k-parallel P] [--check] [--device D] [--json]",
+               "[--k-parallel P] [--check] [--trace FILE [--trace-cores N] [--trace-max-events N] "
+               "[--trace-every K]] [--device D] [--json]",
                "Runs one kernel on random operands of the given shape on the execution engine\n"
                "and replays it on the device's timing model: predicted time, occupancy, waves,\n"
                "roofline, the stall breakdown; with --check, the error against the reference.",

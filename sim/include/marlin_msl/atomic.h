@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "marlin_msl/address_space.h"
+#include "marlin_msl/counted_traits.h"
 
 namespace metal {
 
@@ -115,6 +116,15 @@ bool atomic_compare_exchange_weak_explicit(space_ptr<atomic<T>, S> object,
                                            memory_order) {
   return detail::atomic_at(object).compare_exchange_strong(*expected, desired,
                                                            std::memory_order_relaxed);
+}
+
+// The same with a counted `expected` (a kernel variable declared `uint expected`).
+template <class T, Space S>
+bool atomic_compare_exchange_weak_explicit(space_ptr<atomic<T>, S> object,
+                                           counted<std::type_identity_t<T>>* expected,
+                                           std::type_identity_t<T> desired, memory_order success,
+                                           memory_order failure) {
+  return atomic_compare_exchange_weak_explicit(object, &expected->v, desired, success, failure);
 }
 
 }  // namespace metal

@@ -13,13 +13,15 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "marlin_msl/counted_traits.h"
 #include "sim/runtime/lane_context.h"
 
 namespace metal {
 
 namespace detail {
+// Built-in arithmetic types and counted scalars (metal::counted<T>).
 template <class T>
-concept Arithmetic = std::is_arithmetic_v<T>;
+concept Arithmetic = ArithmeticOrCounted<T>;
 
 inline constexpr void count(marlin::sim::AluKind kind, std::uint32_t n = 1) {
   if (!std::is_constant_evaluated()) {
@@ -105,9 +107,10 @@ static_assert(sizeof(half) == 2 && alignof(half) == 2);
 static_assert(std::is_trivially_copyable_v<half>);
 
 namespace detail {
-// Result of half op T: a floating T (float, double) wins, an integer converts to half.
+// Result of half op T: a floating T (float, double, counted float) wins, an integer converts
+// to half.
 template <class T>
-using HalfPromote = std::conditional_t<std::is_floating_point_v<T>, T, half>;
+using HalfPromote = std::conditional_t<std::is_floating_point_v<plain_t<T>>, T, half>;
 
 template <class R>
 constexpr void count_arith(bool is_mul) {
@@ -121,26 +124,28 @@ constexpr void count_arith(bool is_mul) {
 }  // namespace detail
 
 // Mixed half/arithmetic operators (exact matches, so they win over built-in candidates).
-#define MARLIN_HALF_MIXED(op, is_mul)                            \
-  template <detail::Arithmetic T>                                \
-  constexpr detail::HalfPromote<T> operator op(half a, T b) {    \
-    using R = detail::HalfPromote<T>;                            \
-    detail::count_arith<R>(is_mul);                              \
-    if constexpr (std::is_same_v<R, half>) {                     \
-      return half::round(a.to_float() op static_cast<float>(b)); \
-    } else {                                                     \
-      return static_cast<R>(a.to_float()) op b;                  \
-    }                                                            \
-  }                                                              \
-  template <detail::Arithmetic T>                                \
-  constexpr detail::HalfPromote<T> operator op(T a, half b) {    \
-    using R = detail::HalfPromote<T>;                            \
-    detail::count_arith<R>(is_mul);                              \
-    if constexpr (std::is_same_v<R, half>) {                     \
-      return half::round(static_cast<float>(a) op b.to_float()); \
-    } else {                                                     \
-      return a op static_cast<R>(b.to_float());                  \
-    }                                                            \
+#define MARLIN_HALF_MIXED(op, is_mul)                              \
+  template <detail::Arithmetic T>                                  \
+  constexpr detail::HalfPromote<T> operator op(half a, T b) {      \
+    using R = detail::HalfPromote<T>;                              \
+    detail::count_arith<R>(is_mul);                                \
+    if constexpr (std::is_same_v<R, half>) {                       \
+      return half::round(a.to_float() op static_cast<float>(b));   \
+    } else {                                                       \
+      using P = detail::plain_t<T>;                                \
+      return R(static_cast<P>(a.to_float()) op static_cast<P>(b)); \
+    }                                                              \
+  }                                                                \
+  template <detail::Arithmetic T>                                  \
+  constexpr detail::HalfPromote<T> operator op(T a, half b) {      \
+    using R = detail::HalfPromote<T>;                              \
+    detail::count_arith<R>(is_mul);                                \
+    if constexpr (std::is_same_v<R, half>) {                       \
+      return half::round(static_cast<float>(a) op b.to_float());   \
+    } else {                                                       \
+      using P = detail::plain_t<T>;                                \
+      return R(static_cast<P>(a) op static_cast<P>(b.to_float())); \
+    }                                                              \
   }
 MARLIN_HALF_MIXED(+, false)
 MARLIN_HALF_MIXED(-, false)
@@ -148,16 +153,16 @@ MARLIN_HALF_MIXED(*, true)
 MARLIN_HALF_MIXED(/, true)
 #undef MARLIN_HALF_MIXED
 
-#define MARLIN_HALF_MIXED_COMPARE(op)                    \
-  template <detail::Arithmetic T>                        \
-  constexpr bool operator op(half a, T b) {              \
-    detail::count(marlin::sim::AluKind::kCompareSelect); \
-    return a.to_float() op b;                            \
-  }                                                      \
-  template <detail::Arithmetic T>                        \
-  constexpr bool operator op(T a, half b) {              \
-    detail::count(marlin::sim::AluKind::kCompareSelect); \
-    return a op b.to_float();                            \
+#define MARLIN_HALF_MIXED_COMPARE(op)                          \
+  template <detail::Arithmetic T>                              \
+  constexpr bool operator op(half a, T b) {                    \
+    detail::count(marlin::sim::AluKind::kCompareSelect);       \
+    return a.to_float() op static_cast<detail::plain_t<T>>(b); \
+  }                                                            \
+  template <detail::Arithmetic T>                              \
+  constexpr bool operator op(T a, half b) {                    \
+    detail::count(marlin::sim::AluKind::kCompareSelect);       \
+    return static_cast<detail::plain_t<T>>(a) op b.to_float(); \
   }
 MARLIN_HALF_MIXED_COMPARE(==)
 MARLIN_HALF_MIXED_COMPARE(!=)

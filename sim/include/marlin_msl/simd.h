@@ -91,7 +91,9 @@ void apply_shuffle(SimdExchange& x, marlin::sim::SimdgroupRun&, marlin::sim::Lan
 // Uncounted element combination for reductions (the reduction is one traced op).
 template <class T>
 T combine_add(T a, T b) {
-  if constexpr (std::is_same_v<T, half>) {
+  if constexpr (kIsCounted<T>) {
+    return T(combine_add(a.v, b.v));
+  } else if constexpr (std::is_same_v<T, half>) {
     return half::round(a.to_float() + b.to_float());
   } else if constexpr (is_vec<T>::value) {
     T r;
@@ -106,7 +108,9 @@ T combine_add(T a, T b) {
 }
 template <class T>
 T combine_min(T a, T b) {
-  if constexpr (is_vec<T>::value) {
+  if constexpr (kIsCounted<T>) {
+    return T(combine_min(a.v, b.v));
+  } else if constexpr (is_vec<T>::value) {
     T r;
     for (int i = 0; i < T::size; ++i) r[i] = combine_min(a[i], b[i]);
     return r;
@@ -118,7 +122,9 @@ T combine_min(T a, T b) {
 }
 template <class T>
 T combine_max(T a, T b) {
-  if constexpr (is_vec<T>::value) {
+  if constexpr (kIsCounted<T>) {
+    return T(combine_max(a.v, b.v));
+  } else if constexpr (is_vec<T>::value) {
     T r;
     for (int i = 0; i < T::size; ++i) r[i] = combine_max(a[i], b[i]);
     return r;

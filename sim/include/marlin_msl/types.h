@@ -1,6 +1,8 @@
 // Metal scalar and vector type names, as_type<>, and bit-field functions.
 //
-// Scalars are the host's built-in types (only `half` is a class); vectors are metal::vec.
+// Scalar type names are the host's built-in types (only `half` is a class); in function code
+// of kernels the pre-pass declares them as metal::counted<T> (counted.h) instead. Vectors are
+// metal::vec.
 // Metal's `size_t`/`ptrdiff_t` are the host's. `bool` vectors result from comparisons.
 #pragma once
 #pragma GCC system_header

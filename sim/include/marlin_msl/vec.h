@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "marlin_msl/counted_traits.h"
 #include "marlin_msl/half.h"
 #include "marlin_msl/swizzle_list.h"
 
@@ -132,7 +133,7 @@ struct vec_storage<T, 4> {
 
 // Scalars a vector operator accepts on either side (broadcast to all components).
 template <class U>
-concept Scalar = std::is_arithmetic_v<U> || std::is_same_v<U, half>;
+concept Scalar = ArithmeticOrCounted<U> || std::is_same_v<U, half>;
 
 template <class T>
 struct is_vec : std::false_type {};
@@ -156,7 +157,7 @@ struct alignas(sizeof(T) * detail::kSlots<N>) vec : detail::vec_storage<T, N> {
   vec() = default;
   // Broadcast a scalar to all components (implicit, as Metal converts scalars to vectors).
   template <class U>
-  requires(std::is_arithmetic_v<U> ||
+  requires(detail::ArithmeticOrCounted<U> ||
            std::is_same_v<U, half>) constexpr vec(U s) {  // NOLINT(google-explicit-constructor)
     const T v = static_cast<T>(s);
     for (int i = 0; i < N; ++i) this->data_[i] = v;
