@@ -145,9 +145,14 @@ TEST(TraceTest, MatrixOpsHaveExactSlotDependencies) {
   EXPECT_EQ(t.ops[4].dep, 3);
   EXPECT_EQ(t.ops[5].op, OpClass::kMatrixMultiply);
   EXPECT_EQ(t.ops[5].dep, 1);  // simdgroup_multiply(e, a, b): a and b only
-  std::uint32_t multiplies = 0;
-  for (const TraceOp& op : t.ops) multiplies += op.op == OpClass::kMatrixMultiply ? 1 : 0;
-  EXPECT_EQ(multiplies, 3u);
+  // kind: 0 for half x half, 1 once an input is float (two is a float matrix).
+  EXPECT_EQ(t.ops[3].kind, 0u);
+  EXPECT_EQ(t.ops[5].kind, 0u);
+  std::vector<std::uint8_t> multiply_kinds;
+  for (const TraceOp& op : t.ops) {
+    if (op.op == OpClass::kMatrixMultiply) multiply_kinds.push_back(op.kind);
+  }
+  EXPECT_EQ(multiply_kinds, (std::vector<std::uint8_t>{0, 0, 1}));
 }
 
 TEST(TraceTest, BarrierRecordedPerSimdgroup) {
