@@ -1,9 +1,9 @@
 #include "kernels/launch/gemm_runner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "kernels/common/params.h"
 #include "kernels/host/test_inputs.h"
@@ -45,12 +45,13 @@ void check_problem(const GemmKernel& kernel, const GemmProblem& problem,
   constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
   if (problem.m * problem.k >= kMaxElements || problem.k * problem.n >= kMaxElements ||
       problem.m * problem.n * problem.k_parallel >= kMaxElements) {
-    throw InputError("GEMM too large: every matrix (and the K-slice workspace) must have fewer "
-                     "than 2^31 elements");
+    throw InputError(
+        "GEMM too large: every matrix (and the K-slice workspace) must have fewer "
+        "than 2^31 elements");
   }
   if (problem.k_parallel < 1 || problem.k_parallel > static_cast<int>(kMaxKParallel)) {
-    throw InputError(fmt::format("K-parallel factor must be 1..{}, got {}", kMaxKParallel,
-                                 problem.k_parallel));
+    throw InputError(
+        fmt::format("K-parallel factor must be 1..{}, got {}", kMaxKParallel, problem.k_parallel));
   }
   if (problem.k_parallel != 1 && kernel.family != GemmFamily::kMarlinFp4Striped) {
     throw InputError(fmt::format("{} has no K-parallel slices; use marlin_gemm_fp4_striped",
@@ -116,9 +117,9 @@ std::string classic_metal_name(const GemmKernel& kernel, const GemmProblem& prob
 }
 
 // Launches one dispatch and records it.
-void dispatch(GemmRun& run, const std::string& kernel, sim::Dim3 threadgroups,
-              sim::Dim3 threads, std::map<std::uint32_t, sim::BufferArg> buffers,
-              const sim::DeviceLimits& limits, const sim::LaunchOptions& options) {
+void dispatch(GemmRun& run, const std::string& kernel, sim::Dim3 threadgroups, sim::Dim3 threads,
+              std::map<std::uint32_t, sim::BufferArg> buffers, const sim::DeviceLimits& limits,
+              const sim::LaunchOptions& options) {
   sim::LaunchSpec spec;
   spec.kernel = kernel;
   spec.threadgroups = threadgroups;
@@ -137,9 +138,8 @@ std::int64_t striped_work_units(const GemmKernel& kernel, const GemmProblem& pro
          problem.k_parallel;
 }
 
-GemmRun run_gemm(const GemmKernel& kernel, const GemmProblem& problem,
-                 const GemmOperands& operands, const sim::DeviceLimits& limits,
-                 const sim::LaunchOptions& options) {
+GemmRun run_gemm(const GemmKernel& kernel, const GemmProblem& problem, const GemmOperands& operands,
+                 const sim::DeviceLimits& limits, const sim::LaunchOptions& options) {
   check_problem(kernel, problem, operands);
   GemmRun run;
   run.c.assign(static_cast<std::size_t>(problem.m * problem.n), Half{});
@@ -151,10 +151,9 @@ GemmRun run_gemm(const GemmKernel& kernel, const GemmProblem& problem,
 
   if (kernel.weights == WeightFormatKind::kFp16) {
     std::vector<Half> b(operands.b.begin(), operands.b.end());
-    std::vector<Half> bias = problem.bias ? std::vector<Half>(operands.bias.begin(),
-                                                              operands.bias.end())
-                                          : std::vector<Half>(static_cast<std::size_t>(problem.n),
-                                                              Half{});
+    std::vector<Half> bias = problem.bias
+                                 ? std::vector<Half>(operands.bias.begin(), operands.bias.end())
+                                 : std::vector<Half>(static_cast<std::size_t>(problem.n), Half{});
     GemmParams params = gemm_params(problem, nullptr, 0);
     dispatch(run, classic_metal_name(kernel, problem), tiles_2d, threads,
              {{kClassicA, buffer_of(a)},
@@ -202,17 +201,15 @@ GemmRun run_gemm(const GemmKernel& kernel, const GemmProblem& problem,
           ? static_cast<std::uint32_t>(units)
           : std::min<std::uint32_t>(problem.num_threadgroups, static_cast<std::uint32_t>(units));
   GemmParams params = gemm_params(problem, &w, groups);
-  const std::size_t partials =
-      static_cast<std::size_t>(problem.m * problem.n * problem.k_parallel);
+  const std::size_t partials = static_cast<std::size_t>(problem.m * problem.n * problem.k_parallel);
   std::vector<float> workspace(problem.k_parallel > 1 ? partials : 1);
   const sim::BufferArg params_arg{&params, sizeof(params)};
   constexpr std::uint32_t kLinearThreads = 256;
   if (problem.k_parallel > 1) {
     poison(workspace);
-    dispatch(run, "marlin_zero_reduction", {ceil_div(static_cast<std::int64_t>(partials),
-                                                     kLinearThreads), 1, 1},
-             {kLinearThreads, 1, 1}, {{0, buffer_of(workspace)}, {1, params_arg}}, limits,
-             options);
+    dispatch(run, "marlin_zero_reduction",
+             {ceil_div(static_cast<std::int64_t>(partials), kLinearThreads), 1, 1},
+             {kLinearThreads, 1, 1}, {{0, buffer_of(workspace)}, {1, params_arg}}, limits, options);
   }
   dispatch(run, kernel.metal_name, {groups, 1, 1}, threads,
            {{kFusedA, buffer_of(a)},
@@ -223,10 +220,9 @@ GemmRun run_gemm(const GemmKernel& kernel, const GemmProblem& problem,
             {kStripedParams, params_arg}},
            limits, options);
   if (problem.k_parallel > 1) {
-    dispatch(run, "marlin_reduce_partials",
-             {ceil_div(problem.m * problem.n, kLinearThreads), 1, 1}, {kLinearThreads, 1, 1},
-             {{0, buffer_of(workspace)}, {1, buffer_of(run.c)}, {2, params_arg}}, limits,
-             options);
+    dispatch(run, "marlin_reduce_partials", {ceil_div(problem.m * problem.n, kLinearThreads), 1, 1},
+             {kLinearThreads, 1, 1},
+             {{0, buffer_of(workspace)}, {1, buffer_of(run.c)}, {2, params_arg}}, limits, options);
   }
   return run;
 }

@@ -54,8 +54,7 @@ struct GemmRun {
 // Work units of the striped kernel: ceil(M/TM) * ceil(N/TN) * k_parallel.
 std::int64_t striped_work_units(const GemmKernel& kernel, const GemmProblem& problem);
 
-GemmRun run_gemm(const GemmKernel& kernel, const GemmProblem& problem,
-                 const GemmOperands& operands, const sim::DeviceLimits& limits,
-                 const sim::LaunchOptions& options);
+GemmRun run_gemm(const GemmKernel& kernel, const GemmProblem& problem, const GemmOperands& operands,
+                 const sim::DeviceLimits& limits, const sim::LaunchOptions& options);
 
 }  // namespace marlin::kernels

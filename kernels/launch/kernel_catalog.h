@@ -32,15 +32,15 @@ enum class GemmFamily {
 
 struct GemmKernel {
   GemmFamily family = GemmFamily::kMarlinFusedFp4;
-  std::string family_name;  // as on the command line: "marlin_gemm_fused_fp4"
-  analytic::Tile tile;      // Marlin kernels; classic tiled: T x T x T; naive: 1 x 1 x K step
-  analytic::SgLayout layout;          // Marlin kernels: simdgroups over the output tile
-  std::uint32_t threads_x = 0;        // threads per threadgroup (x, y)
+  std::string family_name;      // as on the command line: "marlin_gemm_fused_fp4"
+  analytic::Tile tile;          // Marlin kernels; classic tiled: T x T x T; naive: 1 x 1 x K step
+  analytic::SgLayout layout;    // Marlin kernels: simdgroups over the output tile
+  std::uint32_t threads_x = 0;  // threads per threadgroup (x, y)
   std::uint32_t threads_y = 1;
   WeightFormatKind weights = WeightFormatKind::kFp4E2M1;
-  std::string metal_name;             // the compiled instance (host_name), without epilogue
-  std::int64_t threadgroup_bytes = 0; // as built, from the kernel's declarations
-  bool compiled = true;               // false: refused by the budget, not instantiated
+  std::string metal_name;              // the compiled instance (host_name), without epilogue
+  std::int64_t threadgroup_bytes = 0;  // as built, from the kernel's declarations
+  bool compiled = true;                // false: refused by the budget, not instantiated
 };
 
 // Family names accepted by find_gemm_kernel, in a fixed order.
@@ -56,7 +56,6 @@ GemmKernel find_gemm_kernel(const std::string& family, std::optional<analytic::T
 // Threadgroup memory of an as-built Marlin kernel, by its declarations: separate: A and B tiles
 // double-buffered with rows padded by 8 halves; fused and striped: one A tile plus an 8x8 half
 // staging block per simdgroup.
-analytic::BudgetResult as_built_budget(const GemmKernel& kernel,
-                                       const model::LimitsSpec& limits);
+analytic::BudgetResult as_built_budget(const GemmKernel& kernel, const model::LimitsSpec& limits);
 
 }  // namespace marlin::kernels

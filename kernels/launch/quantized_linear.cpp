@@ -17,9 +17,8 @@ std::vector<Half> MarlinLinear::forward(std::span<const Half> x, std::int64_t m,
                                         const sim::LaunchOptions& options) const {
   const GemmKernel kernel = kernel_for(m);
   GemmProblem problem{m, weights_.n, weights_.k};
-  problem.k_parallel = kernel.family == GemmFamily::kMarlinFp4Striped
-                           ? table_.rule_for(m).k_parallel
-                           : 1;
+  problem.k_parallel =
+      kernel.family == GemmFamily::kMarlinFp4Striped ? table_.rule_for(m).k_parallel : 1;
   GemmOperands operands;
   operands.a = x;
   operands.weights = &weights_;

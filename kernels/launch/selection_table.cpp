@@ -1,8 +1,8 @@
 #include "kernels/launch/selection_table.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "model/common/input_error.h"
 
@@ -25,8 +25,8 @@ GemmVariant parse_variant(const std::string& text, const std::string& where) {
   for (GemmVariant v : {GemmVariant::kSeparate, GemmVariant::kFused, GemmVariant::kStriped}) {
     if (text == variant_name(v)) return v;
   }
-  throw InputError(fmt::format("{}: variant: expected separate, fused or striped, got '{}'",
-                               where, text));
+  throw InputError(
+      fmt::format("{}: variant: expected separate, fused or striped, got '{}'", where, text));
 }
 
 analytic::Tile parse_tile_text(const std::string& text, const std::string& where) {
@@ -39,7 +39,7 @@ analytic::Tile parse_tile_text(const std::string& text, const std::string& where
 std::string family_for(GemmVariant variant, WeightFormatKind format) {
   switch (format) {
     case WeightFormatKind::kFp4E2M1:
-      return variant == GemmVariant::kSeparate ? "marlin_gemm_fp4"
+      return variant == GemmVariant::kSeparate  ? "marlin_gemm_fp4"
              : variant == GemmVariant::kStriped ? "marlin_gemm_fp4_striped"
                                                 : "marlin_gemm_fused_fp4";
     case WeightFormatKind::kU4B8:
@@ -50,18 +50,18 @@ std::string family_for(GemmVariant variant, WeightFormatKind format) {
     case WeightFormatKind::kInt8:
       break;
   }
-  throw InputError(fmt::format("no quantized GEMM kernel takes {} weights",
-                               weight_format_kind_name(format)));
+  throw InputError(
+      fmt::format("no quantized GEMM kernel takes {} weights", weight_format_kind_name(format)));
 }
 
 }  // namespace
 
 SelectionTable SelectionTable::analysis_default() {
-  return SelectionTable({{16, GemmVariant::kFused, {32, 128, 32}, 1},
-                         {64, GemmVariant::kFused, {64, 64, 32}, 1},
-                         {256, GemmVariant::kFused, {128, 64, 16}, 1},
-                         {std::numeric_limits<std::int64_t>::max(), GemmVariant::kFused,
-                          {128, 128, 16}, 1}});
+  return SelectionTable(
+      {{16, GemmVariant::kFused, {32, 128, 32}, 1},
+       {64, GemmVariant::kFused, {64, 64, 32}, 1},
+       {256, GemmVariant::kFused, {128, 64, 16}, 1},
+       {std::numeric_limits<std::int64_t>::max(), GemmVariant::kFused, {128, 128, 16}, 1}});
 }
 
 SelectionTable SelectionTable::from_json(const nlohmann::json& json) {
@@ -90,8 +90,7 @@ SelectionTable SelectionTable::from_json(const nlohmann::json& json) {
       throw InputError(fmt::format("{}: {}", where, error.what()));
     }
     if (rule.max_m <= previous) {
-      throw InputError(fmt::format("{}: max_m must grow from rule to rule and be positive",
-                                   where));
+      throw InputError(fmt::format("{}: max_m must grow from rule to rule and be positive", where));
     }
     if (rule.k_parallel < 1 || (rule.k_parallel > 1 && rule.variant != GemmVariant::kStriped)) {
       throw InputError(fmt::format("{}: k_parallel above 1 needs the striped variant", where));

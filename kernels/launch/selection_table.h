@@ -14,10 +14,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "kernels/host/weight_format.h"
 #include "kernels/launch/kernel_catalog.h"

@@ -1,8 +1,7 @@
 // The classic FP16 matmuls (naive, 16x16 and 32x32 tiled, with bias and activation
 // epilogues) and the standalone dequantization kernels.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "kernels/common/params.h"
 #include "tests/kernels/gemm_test_support.h"
@@ -13,8 +12,8 @@ namespace {
 constexpr double kFp32AccumulationBound = 1e-3;
 
 TEST(ClassicMatmul, EveryKernelAndEpilogueOnRaggedShapes) {
-  const Activation activations[] = {Activation::kIdentity, Activation::kRelu,
-                                    Activation::kGeluTanh, Activation::kSilu};
+  const Activation activations[] = {Activation::kIdentity, Activation::kRelu, Activation::kGeluTanh,
+                                    Activation::kSilu};
   for (const std::string family : {"matmul_f16", "matmul_tiled_f16", "matmul_tiled_32x32_f16"}) {
     const GemmKernel kernel = find_gemm_kernel(family, std::nullopt);
     for (const auto& [m, n, k] : {std::tuple{1, 33, 40}, std::tuple{45, 50, 70}}) {
@@ -39,8 +38,8 @@ TEST(ClassicMatmul, EveryKernelAndEpilogueOnRaggedShapes) {
 std::vector<Half> run_dequant(const std::string& name, const PackedWeights& w) {
   std::vector<std::uint32_t> codes = w.codes;
   std::vector<Half> scales = w.scales;
-  std::vector<std::uint32_t> zeros = w.zero_points.empty() ? std::vector<std::uint32_t>{0}
-                                                           : w.zero_points;
+  std::vector<std::uint32_t> zeros =
+      w.zero_points.empty() ? std::vector<std::uint32_t>{0} : w.zero_points;
   std::vector<Half> out(static_cast<std::size_t>(w.k * w.n));
   poison(out);
   DequantParams params{static_cast<unsigned>(w.k), static_cast<unsigned>(w.n),

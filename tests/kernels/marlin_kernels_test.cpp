@@ -1,9 +1,8 @@
 // Every Marlin kernel x tile configuration x a set of shapes (M = 1 decode, ragged M, N and K,
 // several group sizes) against the double-precision reference on the same quantized weights.
 // The kernels accumulate in FP32: the relative Frobenius error bound is 1e-3.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "model/common/input_error.h"
 #include "tests/kernels/gemm_test_support.h"
@@ -19,9 +18,11 @@ struct Shape {
 };
 
 // M = 1 decode; ragged in every dimension; aligned; per-column scales; K below one tile.
-const Shape kShapes[] = {
-    {1, 72, 96, 32}, {37, 136, 200, 64}, {64, 128, 256, 128}, {20, 40, 72, kPerColumnGroup},
-    {9, 8, 8, 8}};
+const Shape kShapes[] = {{1, 72, 96, 32},
+                         {37, 136, 200, 64},
+                         {64, 128, 256, 128},
+                         {20, 40, 72, kPerColumnGroup},
+                         {9, 8, 8, 8}};
 
 WeightFormatKind format_of(GemmFamily family) {
   switch (family) {
@@ -41,9 +42,9 @@ struct Case {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const std::string family : {"marlin_gemm_fp4", "marlin_gemm_fused_fp4",
-                                   "marlin_gemm_fused_u4", "marlin_gemm_fused_u4zp",
-                                   "marlin_gemm_fp4_striped"}) {
+  for (const std::string family :
+       {"marlin_gemm_fp4", "marlin_gemm_fused_fp4", "marlin_gemm_fused_u4",
+        "marlin_gemm_fused_u4zp", "marlin_gemm_fp4_striped"}) {
     for (const analytic::Tile& tile : marlin_tiles()) {
       if (find_gemm_kernel(family, tile).compiled) cases.push_back({family, tile});
     }
@@ -59,8 +60,8 @@ TEST_P(MarlinKernel, MatchesTheReferenceOnEveryShape) {
     GemmProblem problem{shape.m, shape.n, shape.k};
     const WeightFormat format{format_of(kernel.family), shape.group};
     const GemmCheck check = check_gemm(kernel, problem, format);
-    SCOPED_TRACE(fmt::format("M={} N={} K={} group={}; {}", shape.m, shape.n, shape.k,
-                             shape.group, check.seed));
+    SCOPED_TRACE(fmt::format("M={} N={} K={} group={}; {}", shape.m, shape.n, shape.k, shape.group,
+                             check.seed));
     EXPECT_EQ(check.unwritten, 0);
     EXPECT_LT(check.error, kFp32AccumulationBound);
   }
@@ -68,13 +69,13 @@ TEST_P(MarlinKernel, MatchesTheReferenceOnEveryShape) {
 
 INSTANTIATE_TEST_SUITE_P(AllTiles, MarlinKernel, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<Case>& param) {
-                           return param.param.family + "_" +
-                                  analytic::tile_name(param.param.tile);
+                           return param.param.family + "_" + analytic::tile_name(param.param.tile);
                          });
 
 // K-parallel factors 1 to 8 and uneven stripes (a grid size that divides nothing).
 TEST(StripedKernel, KParallelOneToEight) {
-  const GemmKernel kernel = find_gemm_kernel("marlin_gemm_fp4_striped", analytic::Tile{32, 128, 32});
+  const GemmKernel kernel =
+      find_gemm_kernel("marlin_gemm_fp4_striped", analytic::Tile{32, 128, 32});
   for (int p = 1; p <= 8; ++p) {
     GemmProblem problem{5, 200, 300};
     problem.k_parallel = p;

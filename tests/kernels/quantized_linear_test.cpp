@@ -1,9 +1,9 @@
 // The selection table and MarlinLinear / quantized_linear.
-#include <gtest/gtest.h>
+#include "kernels/launch/quantized_linear.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
-#include "kernels/launch/quantized_linear.h"
 #include "model/common/input_error.h"
 #include "tests/kernels/gemm_test_support.h"
 
@@ -51,24 +51,22 @@ TEST(SelectionTable, JsonRoundTripAndFallbackForARefusedTile) {
   // The double-buffered 64x64x64 is refused; the fused kernel of that tile runs instead.
   EXPECT_EQ(table.select(20, WeightFormatKind::kFp4E2M1).metal_name,
             "marlin_gemm_fused_fp4_64x64x64");
-  EXPECT_EQ(table.select(1000, WeightFormatKind::kFp4E2M1).metal_name,
-            "marlin_gemm_fp4_128x64x16");
+  EXPECT_EQ(table.select(1000, WeightFormatKind::kFp4E2M1).metal_name, "marlin_gemm_fp4_128x64x16");
   // u4 has only the fused kernels.
   EXPECT_EQ(table.select(4, WeightFormatKind::kU4B8).metal_name, "marlin_gemm_fused_u4_64x64x32");
 }
 
 TEST(SelectionTable, MalformedTablesAreRejectedWithTheRule) {
-  const char* bad[] = {
-      R"({"rules": [{"variant": "tiled", "tile": "64x64x32"}]})",
-      R"({"rules": [{"variant": "fused", "tile": "16x16x16"}]})",
-      R"({"rules": [{"max_m": 64, "variant": "fused", "tile": "64x64x32"},
+  const char* bad[] = {R"({"rules": [{"variant": "tiled", "tile": "64x64x32"}]})",
+                       R"({"rules": [{"variant": "fused", "tile": "16x16x16"}]})",
+                       R"({"rules": [{"max_m": 64, "variant": "fused", "tile": "64x64x32"},
                     {"max_m": 16, "variant": "fused", "tile": "64x64x32"},
                     {"variant": "fused", "tile": "64x64x32"}]})",
-      R"({"rules": [{"max_m": 64, "variant": "fused", "tile": "64x64x32"}]})",
-      R"({"rules": [{"variant": "fused", "tile": "64x64x32", "speed": 3}]})",
-      R"({"rules": [{"variant": "fused", "tile": "64x64x32", "k_parallel": 2}]})",
-      R"({"rules": [{"variant": "fused"}]})",
-      R"({"table": []})"};
+                       R"({"rules": [{"max_m": 64, "variant": "fused", "tile": "64x64x32"}]})",
+                       R"({"rules": [{"variant": "fused", "tile": "64x64x32", "speed": 3}]})",
+                       R"({"rules": [{"variant": "fused", "tile": "64x64x32", "k_parallel": 2}]})",
+                       R"({"rules": [{"variant": "fused"}]})",
+                       R"({"table": []})"};
   for (const char* text : bad) {
     EXPECT_THROW(SelectionTable::from_json(nlohmann::json::parse(text)), InputError) << text;
   }
@@ -101,15 +99,15 @@ TEST(MarlinLinear, ForwardMatchesTheReferenceAcrossBatchSizes) {
     }
   }
   const std::vector<Half> x = random.uniform_half(3 * k);
-  const PackedWeights w = quantize_weights(random.normal_float(k * n), k, n,
-                                           {WeightFormatKind::kFp4E2M1, 32});
+  const PackedWeights w =
+      quantize_weights(random.normal_float(k * n), k, n, {WeightFormatKind::kFp4E2M1, 32});
   EXPECT_EQ(quantized_linear(x, 3, w, apple_limits()).size(), static_cast<std::size_t>(3 * n));
 }
 
 TEST(MarlinLinear, WeightsNoGemmKernelTakesAreRejected) {
   RandomInputs random(fresh_seed());
-  const PackedWeights w = quantize_weights(random.normal_float(16 * 8), 16, 8,
-                                           {WeightFormatKind::kInt8, 8});
+  const PackedWeights w =
+      quantize_weights(random.normal_float(16 * 8), 16, 8, {WeightFormatKind::kInt8, 8});
   EXPECT_THROW(MarlinLinear{w}, InputError);
 }
 

@@ -30,8 +30,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadInput{{"frobnicate"}, "unknown verb 'frobnicate'"},
         BadInput{{"--device", "no-such-gpu"}, "no-such-gpu"},
-        BadInput{{"--device", "/nonexistent/dir/x.json"}, "x.json"},
-        BadInput{{"--bogus"}, "bogus"},
+        BadInput{{"--device", "/nonexistent/dir/x.json"}, "x.json"}, BadInput{{"--bogus"}, "bogus"},
         BadInput{{"devices", "extra"}, "unexpected word"},
         BadInput{{"occupancy"}, "--threads is required"},
         BadInput{{"occupancy", "--threads", "abc"}, "--threads: expected a whole number"},

@@ -20,8 +20,8 @@ TEST(CliJson, DevicesListsEveryShippedProfile) {
   const nlohmann::json json = run_json({"devices", "--json"});
   std::vector<std::string> names;
   for (const auto& device : json.at("devices")) names.push_back(device.at("name"));
-  for (const std::string expected : {"m1", "m1max", "m2pro", "m3max", "m4max", "m4max-32c",
-                                     "m4pro", "m4pro-16c"}) {
+  for (const std::string expected :
+       {"m1", "m1max", "m2pro", "m3max", "m4max", "m4max-32c", "m4pro", "m4pro-16c"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
 }
@@ -41,9 +41,8 @@ TEST(CliJson, StaticOccupancyBoundByThreadgroupMemory) {
   // threads 3072 / 128 = 24, simdgroups 96 / 4 = 24; registers not given -> not applied.
   const model::DeviceSpec m1 = model::load_device("m1");
   ASSERT_EQ(m1.occupancy.threadgroup_memory_per_core_bytes, 60 * 1024);
-  const nlohmann::json json =
-      run_json({"occupancy", "--device", "m1", "--threads", "128", "--tg-memory", "4608",
-                "--json"});
+  const nlohmann::json json = run_json(
+      {"occupancy", "--device", "m1", "--threads", "128", "--tg-memory", "4608", "--json"});
   EXPECT_EQ(json.at("resident_threadgroups"), 13);
   EXPECT_EQ(json.at("resident_simdgroups"), 13 * 4);
   EXPECT_EQ(json.at("binding"), nlohmann::json::array({"threadgroup_memory"}));
@@ -51,8 +50,8 @@ TEST(CliJson, StaticOccupancyBoundByThreadgroupMemory) {
 }
 
 TEST(CliJson, ByteSizesWithUnitsAreAccepted) {
-  const nlohmann::json plain = run_json(
-      {"occupancy", "--device", "m1", "--threads", "64", "--tg-memory", "4608", "--json"});
+  const nlohmann::json plain =
+      run_json({"occupancy", "--device", "m1", "--threads", "64", "--tg-memory", "4608", "--json"});
   const nlohmann::json with_unit = run_json(
       {"occupancy", "--device", "m1", "--threads", "64", "--tg-memory", "4.5KiB", "--json"});
   EXPECT_EQ(plain.at("resident_threadgroups"), with_unit.at("resident_threadgroups"));
@@ -68,9 +67,8 @@ TEST(CliJson, IntensityOfTheDefaultTile) {
 
 TEST(CliJson, IntensityOfAWholeDecodeProblem) {
   // M=1, N=8, K=16, fp16 weights: FLOPs 2*1*8*16 = 256; bytes A 32 + B 256 + C 16 = 304.
-  const nlohmann::json json =
-      run_json({"intensity", "--tile", "8x8x8", "--weights", "fp16", "--m", "1", "--n", "8",
-                "--k", "16", "--json"});
+  const nlohmann::json json = run_json({"intensity", "--tile", "8x8x8", "--weights", "fp16", "--m",
+                                        "1", "--n", "8", "--k", "16", "--json"});
   EXPECT_EQ(json.at("problem").at("flops"), 256);
   EXPECT_EQ(json.at("problem").at("total_bytes"), 304);
 }

@@ -16,8 +16,8 @@ nlohmann::json run_json(const std::vector<std::string>& args) {
 
 TEST(CliRun, FusedKernelChecksAndReportsConsistently) {
   const nlohmann::json json =
-      run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "3",
-                "--n", "100", "--k", "80", "--group-size", "16", "--check", "--json"});
+      run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "3", "--n",
+                "100", "--k", "80", "--group-size", "16", "--check", "--json"});
   EXPECT_EQ(json.at("kernel"), "marlin_gemm_fused_fp4_64x64x32");
   EXPECT_TRUE(json.at("check").at("pass").get<bool>());
   const nlohmann::json& dispatch = json.at("dispatches").at(0);
@@ -35,10 +35,10 @@ TEST(CliRun, FusedKernelChecksAndReportsConsistently) {
 }
 
 TEST(CliRun, StripedKernelRunsThreeDispatchesWithKSlices) {
-  const nlohmann::json json = run_json(
-      {"run", "--kernel", "marlin_gemm_fp4_striped", "--tile", "32x128x32", "--m", "2", "--n",
-       "130", "--k", "256", "--group-size", "32", "--k-parallel", "3", "--threadgroups", "4",
-       "--check", "--json"});
+  const nlohmann::json json =
+      run_json({"run", "--kernel", "marlin_gemm_fp4_striped", "--tile", "32x128x32", "--m", "2",
+                "--n", "130", "--k", "256", "--group-size", "32", "--k-parallel", "3",
+                "--threadgroups", "4", "--check", "--json"});
   EXPECT_TRUE(json.at("check").at("pass").get<bool>());
   ASSERT_EQ(json.at("dispatches").size(), 3u);
   EXPECT_EQ(json.at("dispatches").at(0).at("kernel"), "marlin_zero_reduction");
@@ -48,8 +48,8 @@ TEST(CliRun, StripedKernelRunsThreeDispatchesWithKSlices) {
 
 TEST(CliRun, ClassicMatmulWithEpilogue) {
   const nlohmann::json json =
-      run_json({"run", "--kernel", "matmul_tiled_32x32_f16", "--m", "40", "--n", "33", "--k",
-                "50", "--bias", "--activation", "gelu", "--check", "--json"});
+      run_json({"run", "--kernel", "matmul_tiled_32x32_f16", "--m", "40", "--n", "33", "--k", "50",
+                "--bias", "--activation", "gelu", "--check", "--json"});
   EXPECT_EQ(json.at("kernel"), "matmul_tiled_32x32_f16");
   EXPECT_TRUE(json.at("check").at("pass").get<bool>());
   EXPECT_EQ(json.at("dispatches").at(0).at("threads"), nlohmann::json::array({32, 32, 1}));

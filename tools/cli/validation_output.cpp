@@ -1,8 +1,8 @@
 #include "tools/cli/validation_output.h"
 
-#include <fstream>
-
 #include <fmt/format.h>
+
+#include <fstream>
 
 #include "model/common/input_error.h"
 

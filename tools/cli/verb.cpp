@@ -9,11 +9,13 @@ namespace po = boost::program_options;
 namespace marlin::cli {
 
 void add_common_flags(po::options_description& options, CommonFlags& flags) {
+  // clang-format off
   options.add_options()
       ("device", po::value<std::string>(&flags.device)->default_value("m4max"),
        "device profile: a name from `marlin-sim devices` or a path to a JSON profile")
       ("json", po::bool_switch(&flags.json), "print JSON instead of tables")
       ("help,h", po::bool_switch(&flags.help), "show this help");
+  // clang-format on
 }
 
 po::variables_map parse_flags(const std::string& verb, const std::vector<std::string>& args,

@@ -83,6 +83,7 @@ int run_intensity(const std::vector<std::string>& args, Streams streams) {
   CommonFlags common;
   IntensityFlags flags;
   po::options_description options("intensity flags");
+  // clang-format off
   options.add_options()
       ("tile", po::value<std::string>(&flags.tile), "threadgroup tile MxNxK, e.g. 64x64x32")
       ("weights", po::value<std::string>(&flags.weights)->default_value("fp4"),
@@ -94,6 +95,7 @@ int run_intensity(const std::vector<std::string>& args, Streams streams) {
       ("m", po::value<std::string>(&flags.m), "rows of A and C (whole-problem view)")
       ("n", po::value<std::string>(&flags.n), "columns of B and C")
       ("k", po::value<std::string>(&flags.k), "reduction length");
+  // clang-format on
   add_common_flags(options, common);
   const po::variables_map vm = parse_flags("intensity", args, options);
   if (common.help) {

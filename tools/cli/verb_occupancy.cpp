@@ -75,6 +75,7 @@ int run_occupancy(const std::vector<std::string>& args, Streams streams) {
   CommonFlags common;
   OccupancyFlags flags;
   po::options_description options("occupancy flags");
+  // clang-format off
   options.add_options()
       ("threads", po::value<std::string>(&flags.threads), "threads per threadgroup")
       ("tg-memory", po::value<std::string>(&flags.tg_memory)->default_value("0"),
@@ -85,6 +86,7 @@ int run_occupancy(const std::vector<std::string>& args, Streams streams) {
        "sweep one resource instead: threads, tg-memory or registers")
       ("step", po::value<std::string>(&flags.step),
        "step of the tg-memory sweep in bytes (default 1024)");
+  // clang-format on
   add_common_flags(options, common);
   const po::variables_map vm = parse_flags("occupancy", args, options);
   if (common.help) {

@@ -94,6 +94,7 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
   CommonFlags common;
   RunFlags flags;
   po::options_description options("run flags");
+  // clang-format off
   options.add_options()
       ("kernel", po::value<std::string>(&flags.kernel),
        "kernel family, e.g. marlin_gemm_fused_fp4 or matmul_tiled_32x32_f16")
@@ -123,6 +124,7 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
        "bound on the trace's events (default 1000000); later events are dropped and counted")
       ("trace-every", po::value<std::string>(&flags.trace_every),
        "simdgroup tracks of every K-th threadgroup only (default 1: all)");
+  // clang-format on
   add_common_flags(options, common);
   const po::variables_map vm = parse_flags("run", args, options);
   if (common.help) {

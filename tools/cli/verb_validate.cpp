@@ -19,10 +19,12 @@ int run_validate(const std::vector<std::string>& args, Streams streams) {
   std::string report_path;
   std::string claims_path;
   po::options_description options("validate flags");
+  // clang-format off
   options.add_options()
       ("report", po::value<std::string>(&report_path), "write the full Markdown report here")
       ("claims", po::value<std::string>(&claims_path),
        "claims file (default: the shipped tools/validate/claims.json)");
+  // clang-format on
   add_common_flags(options, common);
   parse_flags("validate", args, options);
   if (common.help) {

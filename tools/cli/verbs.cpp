@@ -10,6 +10,7 @@ const std::vector<Verb>& verbs() {
        run_intensity},
       {"run", "run a kernel on the engine and predict its time on the device", run_run},
       {"validate", "check every numeric claim of the seed analyses on the device", run_validate},
+      {"sweep", "rank kernels x tiles x shapes and write the dispatch table", run_sweep_verb},
   };
   return kVerbs;
 }

@@ -1,0 +1,94 @@
+// Calibration self-test: the microbenchmarks of kernels/calibration/ measure, on the simulated
+// device, the parameters of every shipped profile within 5% (docs/calibration.md).
+#include "kernels/calibration/calibration.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/calibration/threadgroup_bank_expectation.h"
+#include "model/device/profile_loader.h"
+
+namespace marlin::calibration {
+namespace {
+
+constexpr double kTolerance = 0.05;
+
+// The pipe timing an ALU result is named after ("fp32_fma.latency" -> pipes.fp32_fma).
+const model::OpTiming* alu_timing(const model::DeviceSpec& d, const std::string& name) {
+  if (name.rfind("fp32_fma.", 0) == 0) return &d.pipes.fp32_fma;
+  if (name.rfind("fp16_fma.", 0) == 0) return &d.pipes.fp16_fma;
+  if (name.rfind("int_add.", 0) == 0) return &d.pipes.int_add;
+  return nullptr;
+}
+
+class CalibrationSelfTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CalibrationSelfTest, MeasuresEveryParameterWithinFivePercent) {
+  const model::DeviceSpec device = model::load_device(GetParam());
+  const std::vector<CalibrationResult> results = run_calibration(device);
+  // 3 ALU classes x 2, matmul x 2, threadgroup memory x 4, DRAM x 2, dispatch x 2.
+  ASSERT_EQ(results.size(), 16U);
+  for (const CalibrationResult& r : results) {
+    std::cout << fmt::format("{:8} {:48} profile {:>12.6g} measured {:>12.6g} {:>7.3f}% {}\n",
+                             device.name, r.name, r.profile_value, r.measured_value,
+                             100 * r.relative_error, r.measurable ? "" : "(not measurable)");
+    if (r.measurable) {
+      EXPECT_LE(r.relative_error, kTolerance) << device.name << " " << r.name;
+      continue;
+    }
+    EXPECT_FALSE(r.note.empty()) << r.name;
+    // The reasons are exact: an ALU dependent chain replays at the pipe's throughput, since
+    // the trace has no ALU-to-ALU dependency (docs/calibration.md, "What cannot be measured").
+    const model::OpTiming* timing = alu_timing(device, r.name);
+    if (timing != nullptr && r.name.ends_with(".latency")) {
+      EXPECT_NEAR(r.measured_value, timing->throughput_cycles,
+                  kTolerance * timing->throughput_cycles)
+          << device.name << " " << r.name;
+    } else if (r.name == "threadgroup_memory.bytes_per_cycle") {
+      // Starved simdgroups only lose pipe cycles: the pipe never exceeds the profile's rate.
+      EXPECT_LE(r.measured_value, r.profile_value) << device.name;
+      EXPECT_GE(r.measured_value, 0.85 * r.profile_value) << device.name;
+    } else {
+      ADD_FAILURE() << device.name << " " << r.name << " unexpectedly not measurable: " << r.note;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ShippedProfiles, CalibrationSelfTest,
+                         ::testing::ValuesIn(model::list_devices()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param;
+                           for (char& c : name) {
+                             if (c == '-') c = '_';
+                           }
+                           return name;
+                         });
+
+// The bank-conflict reference, checked by hand against the classic rule's table
+// (docs/timing-model.md): 32 lanes x 4 bytes, 32 banks of 4 bytes.
+TEST(ThreadgroupBankExpectation, ClassicRuleByHand) {
+  model::ThreadgroupMemorySpec spec;
+  spec.banks = 32;
+  spec.bank_width_bytes = 4;
+  spec.bytes_per_cycle = 128;
+  EXPECT_EQ(expected_access_cycles(spec, 1), 1);   // one word per bank
+  EXPECT_EQ(expected_access_cycles(spec, 2), 2);   // lanes i and i + 16 share bank 2i
+  EXPECT_EQ(expected_access_cycles(spec, 3), 1);   // odd strides visit every bank once
+  EXPECT_EQ(expected_access_cycles(spec, 32), 32); // all lanes in bank 0
+  spec.bytes_per_cycle = 64;                        // 128 bytes take 2 cycles of data path
+  EXPECT_EQ(expected_access_cycles(spec, 1), 2);
+  EXPECT_EQ(expected_access_cycles(spec, 2), 2);
+  EXPECT_EQ(expected_access_cycles(spec, 32), 32);
+  spec.bank_width_bytes = 8;  // 16 banks... of 8-byte words: stride 1 puts 2 lanes per word
+  spec.banks = 16;
+  spec.bytes_per_cycle = 128;
+  EXPECT_EQ(expected_access_cycles(spec, 1), 1);  // words 0..15, one per bank (broadcast pairs)
+  EXPECT_EQ(expected_access_cycles(spec, 2), 2);  // words 0..31: two per bank
+}
+
+}  // namespace
+}  // namespace marlin::calibration
