@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <numeric>
 #include <vector>
 
 #include "kernels/calibration/calibration_launch.h"
@@ -38,12 +37,15 @@ const char* const kNoAluDependency =
     "latency: the slope is the throughput and the latency appears once per run";
 
 const char* const kPipeStarvation =
-    "the core's one threadgroup-memory pipe goes to the ready simdgroup of the lowest-numbered "
-    "scheduler, oldest first, so the last simdgroups are starved and run their final "
-    "repetitions alone, when each repetition's load latency, 32 sums and loop control are no "
-    "longer overlapped by other simdgroups' loads; that tail grows with the repetitions and "
-    "stays in the slope (2.16 cycles per conflict-free access at 32 simdgroups, 2.38 at 4, "
-    "for 2 on the profiles at 64 B/cycle)";
+    "the core's one threadgroup-memory pipe goes, when it frees, to the lowest-numbered "
+    "scheduler with a ready load, so the schedulers' simdgroups finish one scheduler after "
+    "another (m1, stride 1, 8 repetitions: scheduler 0's last at cycle 8,754, scheduler 3's at "
+    "20,515); in the last phase one scheduler's simdgroups run alone, and its single issue per "
+    "cycle (32 loads, then 32 sums and loop control that wait for the last load) cannot keep "
+    "the pipe busy. That phase grows with the repetitions, so it stays in the slope";
+
+// Repetitions 1, seed 1 and a sentinel that no chain of the kernels reaches.
+CalibParams default_params() { return CalibParams{1, 0, 1.0F, -12345.0F}; }
 
 CalibrationResult compare(std::string name, std::string unit, double profile, double measured) {
   CalibrationResult r{std::move(name), std::move(unit), profile, measured, 0.0, true, {}};
@@ -58,12 +60,13 @@ CalibrationResult unmeasurable(CalibrationResult r, std::string why) {
 }
 
 // Cycles added per repetition: (T(kRepsHigh) - T(kRepsLow)) / (kRepsHigh - kRepsLow), with
-// the kernel's params at buffer `params_index` and a result buffer at index 0.
+// the kernel's params at buffer `params_index` and a result buffer at index 0 (four words per
+// thread, plus the four 8x8 float matrices the matrix kernels store).
 double cycles_per_rep(const model::DeviceSpec& device, CalibLaunch launch,
                       std::uint32_t params_index) {
-  std::vector<float> out(launch.threadgroups.volume() * launch.threads_per_threadgroup.volume() *
-                         4);
-  CalibParamsHost params;
+  std::vector<float> out(
+      launch.threadgroups.volume() * launch.threads_per_threadgroup.volume() * 4 + 4 * 64);
+  CalibParams params = default_params();
   launch.buffers[0] = {out.data(), out.size() * sizeof(float)};
   launch.buffers[params_index] = {&params, sizeof(params)};
   params.reps = kRepsLow;
@@ -89,15 +92,17 @@ void alu_pair(const model::DeviceSpec& device, const std::string& op, const std:
   out.push_back(compare(op + ".throughput", "cycles", timing.throughput_cycles, independent));
 }
 
-void matmul(const model::DeviceSpec& device, std::vector<CalibrationResult>& out) {
-  const model::OpTiming& t = device.pipes.matmul_f16;
+// Latency (one accumulator) and throughput (four) of the 8x8x8 multiply, `type` f16 or f32.
+void matmul(const model::DeviceSpec& device, const std::string& type, const model::OpTiming& timing,
+            std::vector<CalibrationResult>& out) {
+  const std::string kernel = "calib_matmul_" + type;
   const double dependent =
-      cycles_per_rep(device, one_threadgroup("calib_matmul_dependent", 32), 1) / kMatmulsPerRep;
+      cycles_per_rep(device, one_threadgroup(kernel + "_dependent", 32), 1) / kMatmulsPerRep;
   const double independent =
-      cycles_per_rep(device, one_threadgroup("calib_matmul_independent", 32), 1) /
-      kMatmulsPerRep;
-  out.push_back(compare("matmul_f16.latency", "cycles", t.latency_cycles, dependent));
-  out.push_back(compare("matmul_f16.throughput", "cycles", t.throughput_cycles, independent));
+      cycles_per_rep(device, one_threadgroup(kernel + "_independent", 32), 1) / kMatmulsPerRep;
+  out.push_back(compare("matmul_" + type + ".latency", "cycles", timing.latency_cycles, dependent));
+  out.push_back(
+      compare("matmul_" + type + ".throughput", "cycles", timing.throughput_cycles, independent));
 }
 
 // Pipe cycles per simdgroup access of the stride-S threadgroup load benchmark, launched with
@@ -145,7 +150,7 @@ void threadgroup_memory(const model::DeviceSpec& device, std::vector<Calibration
 void dram_bandwidth(const model::DeviceSpec& device, std::vector<CalibrationResult>& out) {
   std::vector<float> src(std::size_t{kStreamThreadsHigh} * kStreamLoadsPerThread * 4, 1.0F);
   std::vector<float> result(std::size_t{kStreamThreadsHigh} * 4);
-  CalibParamsHost params;
+  CalibParams params = default_params();
   auto cycles = [&](std::uint32_t threads) {
     params.stride = threads;
     CalibLaunch launch{"calib_dram_stream",
@@ -172,7 +177,7 @@ void dram_latency(const model::DeviceSpec& device, std::vector<CalibrationResult
     chain[std::size_t{h} * kChaseStrideWords] = (h + 1) * kChaseStrideWords;
   }
   std::vector<std::uint32_t> result(1);
-  CalibParamsHost params;
+  CalibParams params = default_params();
   auto cycles = [&](std::uint32_t hops) {
     params.reps = hops;
     CalibLaunch launch{"calib_pointer_chase",
@@ -186,8 +191,8 @@ void dram_latency(const model::DeviceSpec& device, std::vector<CalibrationResult
   };
   const double per_hop = static_cast<double>(cycles(kChaseHopsHigh) - cycles(kChaseHopsLow)) /
                          (kChaseHopsHigh - kChaseHopsLow);
-  out.push_back(compare("memory.dram_latency_cycles", "cycles",
-                        device.memory.dram_latency_cycles, per_hop));
+  out.push_back(
+      compare("memory.dram_latency_cycles", "cycles", device.memory.dram_latency_cycles, per_hop));
 }
 
 void dispatch(const model::DeviceSpec& device, std::vector<CalibrationResult>& out) {
@@ -209,7 +214,8 @@ std::vector<CalibrationResult> run_calibration(const model::DeviceSpec& device) 
   alu_pair(device, "fp32_fma", "calib_fp32_fma", device.pipes.fp32_fma, results);
   alu_pair(device, "fp16_fma", "calib_fp16_fma", device.pipes.fp16_fma, results);
   alu_pair(device, "int_add", "calib_int_add", device.pipes.int_add, results);
-  matmul(device, results);
+  matmul(device, "f16", device.pipes.matmul_f16, results);
+  matmul(device, "f32", device.pipes.matmul_f32, results);
   threadgroup_memory(device, results);
   dram_bandwidth(device, results);
   dram_latency(device, results);

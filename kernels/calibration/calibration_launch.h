@@ -6,18 +6,11 @@
 #include <map>
 #include <string>
 
+#include "kernels/calibration/calibration_params.h"
 #include "model/device/device_spec.h"
 #include "sim/runtime/launch.h"
 
 namespace marlin::calibration {
-
-// Arguments of the calibration kernels, laid out as CalibParams in calibration_params.h.
-struct CalibParamsHost {
-  std::uint32_t reps = 1;
-  std::uint32_t stride = 0;
-  float seed = 1.0F;
-  float sentinel = -12345.0F;  // never reached by any chain the kernels compute
-};
 
 struct CalibLaunch {
   std::string kernel;

@@ -6,13 +6,16 @@
 // The host times two launches that differ only in `reps` and divides the difference by the
 // number of operations added: constant costs (dispatch, the first and last latencies, the
 // conditional store) cancel out.
+//
+// Plain `unsigned int` and `float` fields, no includes: the same header compiles as Metal and
+// as host C++ with one layout (the host fills a CalibParams and binds it).
 #pragma once
 
 struct CalibParams {
-  uint reps;       // repetitions of the unrolled body
-  uint stride;     // elements between consecutive loads of one thread (streaming kernels)
-  float seed;      // starting value of the arithmetic chains
-  float sentinel;  // the result is stored only if equal to this (never, by construction)
+  unsigned int reps;    // repetitions of the unrolled body
+  unsigned int stride;  // elements between consecutive loads of one thread (streaming kernels)
+  float seed;           // starting value of the arithmetic chains
+  float sentinel;       // the result is stored only if equal to this (never, by construction)
 };
 
 // Textual repetition used to unroll the bodies by hand (no loop control between the ops).

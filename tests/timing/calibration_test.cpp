@@ -2,13 +2,13 @@
 // device, the parameters of every shipped profile within 5% (docs/calibration.md).
 #include "kernels/calibration/calibration.h"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "kernels/calibration/calibration_launch.h"
 #include "kernels/calibration/threadgroup_bank_expectation.h"
 #include "model/device/profile_loader.h"
 
@@ -30,8 +30,8 @@ class CalibrationSelfTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(CalibrationSelfTest, MeasuresEveryParameterWithinFivePercent) {
   const model::DeviceSpec device = model::load_device(GetParam());
   const std::vector<CalibrationResult> results = run_calibration(device);
-  // 3 ALU classes x 2, matmul x 2, threadgroup memory x 4, DRAM x 2, dispatch x 2.
-  ASSERT_EQ(results.size(), 16U);
+  // 3 ALU classes x 2, 2 matmul types x 2, threadgroup memory x 4, DRAM x 2, dispatch x 2.
+  ASSERT_EQ(results.size(), 18U);
   for (const CalibrationResult& r : results) {
     std::cout << fmt::format("{:8} {:48} profile {:>12.6g} measured {:>12.6g} {:>7.3f}% {}\n",
                              device.name, r.name, r.profile_value, r.measured_value,
@@ -75,10 +75,10 @@ TEST(ThreadgroupBankExpectation, ClassicRuleByHand) {
   spec.banks = 32;
   spec.bank_width_bytes = 4;
   spec.bytes_per_cycle = 128;
-  EXPECT_EQ(expected_access_cycles(spec, 1), 1);   // one word per bank
-  EXPECT_EQ(expected_access_cycles(spec, 2), 2);   // lanes i and i + 16 share bank 2i
-  EXPECT_EQ(expected_access_cycles(spec, 3), 1);   // odd strides visit every bank once
-  EXPECT_EQ(expected_access_cycles(spec, 32), 32); // all lanes in bank 0
+  EXPECT_EQ(expected_access_cycles(spec, 1), 1);    // one word per bank
+  EXPECT_EQ(expected_access_cycles(spec, 2), 2);    // lanes i and i + 16 share bank 2i
+  EXPECT_EQ(expected_access_cycles(spec, 3), 1);    // odd strides visit every bank once
+  EXPECT_EQ(expected_access_cycles(spec, 32), 32);  // all lanes in bank 0
   spec.bytes_per_cycle = 64;                        // 128 bytes take 2 cycles of data path
   EXPECT_EQ(expected_access_cycles(spec, 1), 2);
   EXPECT_EQ(expected_access_cycles(spec, 2), 2);
@@ -88,6 +88,33 @@ TEST(ThreadgroupBankExpectation, ClassicRuleByHand) {
   spec.bytes_per_cycle = 128;
   EXPECT_EQ(expected_access_cycles(spec, 1), 1);  // words 0..15, one per bank (broadcast pairs)
   EXPECT_EQ(expected_access_cycles(spec, 2), 2);  // words 0..31: two per bank
+}
+
+// An empty kernel takes exactly the dispatch overhead, converted to cycles by hand: m1 runs at
+// 1,278 MHz, 2 us of dispatch = 2,556 cycles; a new command buffer adds 10 us = 12,780 cycles.
+TEST(CalibrationLaunch, EmptyKernelCostsExactlyTheOverheads) {
+  const model::DeviceSpec m1 = model::load_device("m1");
+  CalibLaunch launch{"calib_empty", {1, 1, 1}, {32, 1, 1}, {}, false};
+  EXPECT_EQ(launch_cycles(m1, launch), 2556);
+  launch.new_command_buffer = true;
+  EXPECT_EQ(launch_cycles(m1, launch), 2556 + 12780);
+}
+
+// A dependent multiply waits for the previous one: 32 per repetition at m1's 34-cycle latency,
+// 8 more repetitions add exactly 8 x 32 x 34 = 8,704 cycles.
+TEST(CalibrationLaunch, DependentMultipliesAddTheirLatencyExactly) {
+  const model::DeviceSpec m1 = model::load_device("m1");
+  std::vector<float> out(256);
+  CalibParams params{8, 0, 1.0F, -12345.0F};
+  CalibLaunch launch{
+      "calib_matmul_f16_dependent",
+      {1, 1, 1},
+      {32, 1, 1},
+      {{0, {out.data(), out.size() * sizeof(float)}}, {1, {&params, sizeof(params)}}},
+      false};
+  const std::int64_t eight = launch_cycles(m1, launch);
+  params.reps = 16;
+  EXPECT_EQ(launch_cycles(m1, launch) - eight, 8704);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "model/device/profile_loader.h"
 #include "tools/cli/args.h"
 #include "tools/cli/format.h"
+#include "tools/cli/plots.h"
 #include "tools/cli/table.h"
 #include "tools/cli/verbs.h"
 
@@ -22,6 +23,7 @@ struct IntensityFlags {
   std::string group_size;
   bool zero_points = false;
   std::string m, n, k;
+  std::string plot;
 };
 
 analytic::WeightSpec make_weights(const IntensityFlags& flags) {
@@ -94,7 +96,8 @@ int run_intensity(const std::vector<std::string>& args, Streams streams) {
       ("zero-points", po::bool_switch(&flags.zero_points), "u4 with 4-bit zero points")
       ("m", po::value<std::string>(&flags.m), "rows of A and C (whole-problem view)")
       ("n", po::value<std::string>(&flags.n), "columns of B and C")
-      ("k", po::value<std::string>(&flags.k), "reduction length");
+      ("k", po::value<std::string>(&flags.k), "reduction length")
+      ("plot", po::value<std::string>(&flags.plot), "write roofline.svg to this directory");
   // clang-format on
   add_common_flags(options, common);
   const po::variables_map vm = parse_flags("intensity", args, options);
@@ -123,6 +126,7 @@ int run_intensity(const std::vector<std::string>& args, Streams streams) {
   const model::DeviceSpec device = model::load_device(common.device);
   const analytic::RooflineMachine machine = analytic::roofline_machine(device);
 
+  if (!flags.plot.empty()) plot_roofline(device, tile, weights, flags.plot);
   const analytic::IterationIntensity it = analytic::iteration_intensity(tile, weights);
   const analytic::Roofline it_roof = analytic::roofline(machine, static_cast<double>(it.flops),
                                                         it.total_bytes);

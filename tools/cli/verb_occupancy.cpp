@@ -8,6 +8,7 @@
 #include "model/device/profile_loader.h"
 #include "tools/cli/args.h"
 #include "tools/cli/occupancy_report.h"
+#include "tools/cli/plots.h"
 #include "tools/cli/verbs.h"
 
 namespace po = boost::program_options;
@@ -21,6 +22,7 @@ struct OccupancyFlags {
   std::string registers;
   std::string sweep;
   std::string step;
+  std::string plot;
 };
 
 analytic::OccupancyQuery make_query(const po::variables_map& vm, const OccupancyFlags& flags,
@@ -85,7 +87,9 @@ int run_occupancy(const std::vector<std::string>& args, Streams streams) {
       ("sweep", po::value<std::string>(&flags.sweep),
        "sweep one resource instead: threads, tg-memory or registers")
       ("step", po::value<std::string>(&flags.step),
-       "step of the tg-memory sweep in bytes (default 1024)");
+       "step of the tg-memory sweep in bytes (default 1024)")
+      ("plot", po::value<std::string>(&flags.plot),
+       "write occupancy_tg_memory.svg and occupancy_threads.svg to this directory");
   // clang-format on
   add_common_flags(options, common);
   const po::variables_map vm = parse_flags("occupancy", args, options);
@@ -105,6 +109,7 @@ int run_occupancy(const std::vector<std::string>& args, Streams streams) {
   const model::DeviceSpec device = model::load_device(common.device);
   const analytic::OccupancyDeviceSpec spec = analytic::occupancy_spec_of(device);
   const analytic::OccupancyQuery query = make_query(vm, flags, device);
+  if (!flags.plot.empty()) plot_occupancy(device, query, flags.plot);
   if (!flags.sweep.empty()) return run_sweep(flags, common, query, spec, streams);
 
   const analytic::OccupancyResult result = analytic::compute_occupancy(query, spec);

@@ -8,6 +8,7 @@
 #include "model/device/profile_loader.h"
 #include "tools/cli/args.h"
 #include "tools/cli/kernel_run.h"
+#include "tools/cli/plots.h"
 #include "tools/cli/run_report.h"
 #include "tools/cli/verbs.h"
 
@@ -22,6 +23,7 @@ struct RunFlags {
   std::string k_parallel = "1";
   std::string threadgroups, activation, seed = "1", host_threads = "1";
   std::string trace, trace_cores, trace_max_events, trace_every;
+  std::string plot;
   bool bias = false;
   bool check = false;
 };
@@ -116,6 +118,8 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
       ("seed", po::value<std::string>(&flags.seed)->default_value("1"), "seed of the operands")
       ("host-threads", po::value<std::string>(&flags.host_threads)->default_value("1"),
        "host threads for the engine (results are identical at any count)")
+      ("plot", po::value<std::string>(&flags.plot),
+       "write stall_breakdown.svg to this directory")
       ("trace", po::value<std::string>(&flags.trace),
        "write a Chrome trace-event JSON of the timing run to FILE (ui.perfetto.dev)")
       ("trace-cores", po::value<std::string>(&flags.trace_cores),
@@ -141,6 +145,7 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
   const KernelRunRequest request = make_request(vm, flags);
   const model::DeviceSpec device = model::load_device(common.device);
   const KernelRunReport report = run_kernel(device, request);
+  if (!flags.plot.empty()) plot_breakdown(report, flags.plot);
   if (common.json) {
     streams.out << run_report_json(device, report).dump(2) << '\n';
   } else {

@@ -13,6 +13,7 @@
 #include "model/device/profile_loader.h"
 #include "tools/cli/args.h"
 #include "tools/cli/format.h"
+#include "tools/cli/plots.h"
 #include "tools/cli/sweep.h"
 #include "tools/cli/table.h"
 #include "tools/cli/verbs.h"
@@ -27,6 +28,7 @@ struct SweepFlags {
   std::string tiles, m, n, k, group_size = "128", k_parallel = "1", shard, out, table, source;
   std::vector<std::string> merge;
   std::string host_threads;
+  std::string plot;
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -157,7 +159,8 @@ int run_sweep_verb(const std::vector<std::string>& args, Streams streams) {
       ("source", po::value<std::string>(&flags.source),
        "write the dispatch table as a C++/Metal select_tile function")
       ("host-threads", po::value<std::string>(&flags.host_threads),
-       "configurations run at once (default: the host's cores)");
+       "configurations run at once (default: the host's cores)")
+      ("plot", po::value<std::string>(&flags.plot), "write time_vs_m.svg to this directory");
   // clang-format on
   add_common_flags(options, common);
   const po::variables_map vm = parse_flags("sweep", args, options);
@@ -207,6 +210,7 @@ int run_sweep_verb(const std::vector<std::string>& args, Streams streams) {
   if (!flags.out.empty()) {
     write_text(flags.out, "out", sweep_json(device, spec, shard, results).dump(1) + "\n");
   }
+  if (!flags.plot.empty()) plot_sweep(spec, results, flags.plot);
   std::optional<kernels::SelectionTable> table;
   if (complete) table = dispatch_table(spec, results);
   if (table && !flags.table.empty())
