@@ -2,14 +2,15 @@
 // of a threadgroup barrier.
 //
 // calib_tg_load_strideS (S = 1, 2, 32): lane i of every simdgroup reads 4-byte word i*S + k
-// for k = 0..31, 32 loads in a row per repetition, then sums them. Launch one threadgroup of
-// 256 threads (eight simdgroups on one core, all sharing its threadgroup-memory pipe) and
-// time reps = R1 and R2. Cycles per simdgroup access:
-//   busy(S) = (T2 - T1) / ((R2 - R1) * 32 * 8)
-// Stride 1 is conflict free: 128 bytes / busy(1) is the threadgroup-memory bandwidth in bytes
-// per core cycle (when the data path, not the banks, is the limit). Stride 2 puts two lanes in
-// every other bank (2-way conflict), stride 32 puts all 32 lanes in one bank (32-way);
-// busy(S) - busy(1) is the conflict penalty in cycles per access.
+// for k = 0..31, 32 loads in a row per repetition, then sums them. Time reps = R1 and R2.
+// Bandwidth: launch one threadgroup of 1024 threads (32 simdgroups on one core, all sharing
+// its threadgroup-memory pipe); cycles per simdgroup access
+//   busy(1) = (T2 - T1) / ((R2 - R1) * 32 * 32),
+// and 128 bytes / busy(1) is the bandwidth in bytes per core cycle (when the data path, not
+// the banks, is the limit). Conflicts: launch one simdgroup (32 threads); stride 2 puts two
+// lanes in every other bank (2-way), stride 32 all 32 lanes in one bank (32-way), and
+//   penalty(S) = ((T2 - T1)(S) - (T2 - T1)(1)) / ((R2 - R1) * 32)
+// cycles per access: the cost outside the loads is the same for every stride and cancels.
 //
 // calib_threadgroup_barrier: 64 barriers per repetition with nothing between them, in a
 // threadgroup of 64 threads (two simdgroups). Cost of one barrier:

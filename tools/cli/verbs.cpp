@@ -11,6 +11,7 @@ const std::vector<Verb>& verbs() {
       {"run", "run a kernel on the engine and predict its time on the device", run_run},
       {"validate", "check every numeric claim of the seed analyses on the device", run_validate},
       {"sweep", "rank kernels x tiles x shapes and write the dispatch table", run_sweep_verb},
+      {"model", "time a workload graph of kernel launches: per layer, per token", run_model},
   };
   return kVerbs;
 }

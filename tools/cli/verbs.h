@@ -14,5 +14,6 @@ int run_intensity(const std::vector<std::string>& args, Streams streams);
 int run_run(const std::vector<std::string>& args, Streams streams);
 int run_validate(const std::vector<std::string>& args, Streams streams);
 int run_sweep_verb(const std::vector<std::string>& args, Streams streams);
+int run_model(const std::vector<std::string>& args, Streams streams);
 
 }  // namespace marlin::cli
