@@ -89,6 +89,13 @@ const std::vector<analytic::Tile>& marlin_tiles() {
   return kTiles;
 }
 
+std::optional<analytic::Tile> find_marlin_tile(const std::string& name) {
+  for (const analytic::Tile& tile : marlin_tiles()) {
+    if (analytic::tile_name(tile) == name) return tile;
+  }
+  return std::nullopt;
+}
+
 GemmKernel find_gemm_kernel(const std::string& family, std::optional<analytic::Tile> tile) {
   const FamilyInfo* info = nullptr;
   for (const FamilyInfo& candidate : families()) {

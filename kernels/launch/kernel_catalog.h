@@ -49,6 +49,9 @@ const std::vector<std::string>& gemm_family_names();
 // The tile configurations the Marlin kernels are compiled for.
 const std::vector<analytic::Tile>& marlin_tiles();
 
+// The compiled tile named `name` ("64x64x32"), or nullopt.
+std::optional<analytic::Tile> find_marlin_tile(const std::string& name);
+
 // The kernel of `family` at `tile` (ignored by the classic matmuls, which have one size each;
 // required for the Marlin families).
 GemmKernel find_gemm_kernel(const std::string& family, std::optional<analytic::Tile> tile);

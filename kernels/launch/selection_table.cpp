@@ -30,10 +30,11 @@ GemmVariant parse_variant(const std::string& text, const std::string& where) {
 }
 
 analytic::Tile parse_tile_text(const std::string& text, const std::string& where) {
-  for (const analytic::Tile& tile : marlin_tiles()) {
-    if (analytic::tile_name(tile) == text) return tile;
+  const std::optional<analytic::Tile> tile = find_marlin_tile(text);
+  if (!tile) {
+    throw InputError(fmt::format("{}: tile: the kernels are not compiled for '{}'", where, text));
   }
-  throw InputError(fmt::format("{}: tile: the kernels are not compiled for '{}'", where, text));
+  return *tile;
 }
 
 std::string family_for(GemmVariant variant, WeightFormatKind format) {

@@ -3,20 +3,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "tests/tools/cli_runner.h"
 #include "tools/plot/svg_chart.h"
 
 namespace marlin::cli::testing {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;

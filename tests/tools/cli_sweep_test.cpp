@@ -3,7 +3,6 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "kernels/launch/selection_table.h"
 #include "tests/tools/cli_runner.h"
@@ -28,13 +27,6 @@ const std::vector<std::string> kSweep = {"sweep",
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 TEST(CliSweep, ShardsMergeToTheWholeSweepAndTheTableIsTheFastest) {

@@ -3,19 +3,11 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "tests/tools/cli_runner.h"
 
 namespace marlin::cli::testing {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 TEST(CliValidate, JsonCountsAddUpAndAKnownCorrectionIsThere) {
   const CliResult result = run_cli({"validate", "--device", "m4max", "--json"});

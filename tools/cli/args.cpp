@@ -1,8 +1,8 @@
 #include "tools/cli/args.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 
 #include "model/common/input_error.h"
 #include "model/device/units.h"
@@ -15,8 +15,8 @@ std::int64_t parse_integer(const std::string& flag, const std::string& text, std
   const char* end = text.data() + text.size();
   const auto [ptr, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || error != std::errc() || ptr != end || value < min || value > max) {
-    throw InputError(fmt::format("--{}: expected a whole number from {} to {}, got '{}'", flag,
-                                 min, max, text));
+    throw InputError(
+        fmt::format("--{}: expected a whole number from {} to {}, got '{}'", flag, min, max, text));
   }
   return value;
 }
@@ -41,9 +41,8 @@ analytic::Tile parse_tile(const std::string& flag, const std::string& text) {
     std::int64_t value = 0;
     const auto [ptr, error] = std::from_chars(part.data(), end, value);
     if (part.empty() || error != std::errc() || ptr != end) {
-      throw InputError(
-          fmt::format("--{}: expected MxNxK with whole numbers, e.g. 64x64x32, got '{}'", flag,
-                      text));
+      throw InputError(fmt::format(
+          "--{}: expected MxNxK with whole numbers, e.g. 64x64x32, got '{}'", flag, text));
     }
     dims.push_back(value);
     if (x == std::string::npos) break;
@@ -64,16 +63,23 @@ analytic::Tile parse_tile(const std::string& flag, const std::string& text) {
                         static_cast<int>(dims[2])};
 }
 
-std::vector<std::int64_t> parse_integer_list(const std::string& flag, const std::string& text,
-                                             std::int64_t min, std::int64_t max) {
-  std::vector<std::int64_t> values;
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> parts;
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = text.find(',', start);
-    values.push_back(parse_integer(
-        flag, text.substr(start, comma == std::string::npos ? comma : comma - start), min, max));
+    parts.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
     if (comma == std::string::npos) break;
     start = comma + 1;
+  }
+  return parts;
+}
+
+std::vector<std::int64_t> parse_integer_list(const std::string& flag, const std::string& text,
+                                             std::int64_t min, std::int64_t max) {
+  std::vector<std::int64_t> values;
+  for (const std::string& part : split_list(text)) {
+    values.push_back(parse_integer(flag, part, min, max));
   }
   return values;
 }

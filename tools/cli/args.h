@@ -19,6 +19,9 @@ std::int64_t parse_byte_count(const std::string& flag, const std::string& text);
 // "64x64x32" -> Tile; each dimension a positive multiple of 8.
 analytic::Tile parse_tile(const std::string& flag, const std::string& text);
 
+// "a,b,c" -> {"a", "b", "c"}; empty parts are kept (and rejected by whoever parses them).
+std::vector<std::string> split_list(const std::string& text);
+
 // "1,16,64" -> {1, 16, 64}, each in [min, max].
 std::vector<std::int64_t> parse_integer_list(const std::string& flag, const std::string& text,
                                              std::int64_t min, std::int64_t max);

@@ -21,7 +21,9 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-analytic::WeightSpec analytic_weights(const kernels::WeightFormat& format) {
+}  // namespace
+
+analytic::WeightSpec analytic_weight_spec(const kernels::WeightFormat& format) {
   analytic::WeightSpec spec;
   switch (format.kind) {
     case kernels::WeightFormatKind::kFp16:
@@ -44,8 +46,6 @@ analytic::WeightSpec analytic_weights(const kernels::WeightFormat& format) {
   }
   return spec;
 }
-
-}  // namespace
 
 KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunRequest& request) {
   KernelRunReport report;
@@ -155,7 +155,7 @@ KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunReque
     report.trace = TraceReport{request.trace_path, request.trace_options, trace->summary()};
   }
 
-  report.intensity = analytic::problem_intensity({p.m, p.n, p.k}, analytic_weights(format));
+  report.intensity = analytic::problem_intensity({p.m, p.n, p.k}, analytic_weight_spec(format));
   report.roofline = analytic::roofline(analytic::roofline_machine(device),
                                        static_cast<double>(report.intensity.flops),
                                        static_cast<double>(report.intensity.total_bytes));

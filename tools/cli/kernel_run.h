@@ -61,6 +61,10 @@ struct KernelRunReport {
   std::optional<TraceReport> trace;  // with --trace
 };
 
+// How the analytical model sees a stored weight format: FP16, FP4, or u4 with or without zero
+// points, with its scale grouping. For the formats the GEMM kernels take (int8 has none).
+analytic::WeightSpec analytic_weight_spec(const kernels::WeightFormat& format);
+
 // Throws InputError for an unknown kernel or tile, a configuration the device refuses, a
 // shape the kernel cannot run, or a trace file that cannot be written (naming --trace).
 KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunRequest& request);

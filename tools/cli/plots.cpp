@@ -96,10 +96,7 @@ void plot_sweep(const SweepSpec& spec, const std::vector<SweepResult>& results,
   double hi = 0;
   for (const SweepResult& r : results) {
     const SweepConfig& c = r.config;
-    if (r.refused || c.n != spec.ns.front() || c.k != spec.ks.front() ||
-        c.group_size != spec.group_sizes.front()) {
-      continue;
-    }
+    if (r.refused || !at_first_shape(spec, c)) continue;
     const std::string name =
         c.tile.tm == 0 ? c.kernel
                        : fmt::format("{} {}{}", c.kernel, analytic::tile_name(c.tile),

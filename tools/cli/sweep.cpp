@@ -65,10 +65,9 @@ nlohmann::json spec_json(const SweepSpec& spec) {
 analytic::Tile parse_tile_json(const nlohmann::json& value) {
   const std::string text = value.get<std::string>();
   if (text.empty()) return analytic::Tile{};
-  for (const analytic::Tile& tile : kernels::marlin_tiles()) {
-    if (analytic::tile_name(tile) == text) return tile;
-  }
-  throw InputError(fmt::format("sweep output: unknown tile '{}'", text));
+  const std::optional<analytic::Tile> tile = kernels::find_marlin_tile(text);
+  if (!tile) throw InputError(fmt::format("sweep output: unknown tile '{}'", text));
+  return *tile;
 }
 
 SweepSpec spec_from_json(const nlohmann::json& json) {
@@ -257,6 +256,11 @@ std::vector<SweepResult> merge_shards(const std::vector<nlohmann::json>& shards,
   return results;
 }
 
+bool at_first_shape(const SweepSpec& spec, const SweepConfig& config) {
+  return config.n == spec.ns.front() && config.k == spec.ks.front() &&
+         config.group_size == spec.group_sizes.front();
+}
+
 kernels::SelectionTable dispatch_table(const SweepSpec& spec,
                                        const std::vector<SweepResult>& results) {
   std::vector<std::int64_t> ms = spec.ms;
@@ -267,8 +271,7 @@ kernels::SelectionTable dispatch_table(const SweepSpec& spec,
     const SweepResult* best = nullptr;
     for (const SweepResult& r : results) {
       const SweepConfig& c = r.config;
-      if (r.refused || !is_marlin(c.kernel) || c.m != m || c.n != spec.ns.front() ||
-          c.k != spec.ks.front() || c.group_size != spec.group_sizes.front()) {
+      if (r.refused || !is_marlin(c.kernel) || c.m != m || !at_first_shape(spec, c)) {
         continue;
       }
       if (best == nullptr || r.cycles < best->cycles) best = &r;
@@ -298,15 +301,8 @@ std::string dispatch_table_source(const kernels::SelectionTable& table) {
     const std::string variant = rule.at("variant");
     const unsigned code = variant == "separate" ? 0 : variant == "fused" ? 1 : 2;
     const std::string tile = rule.at("tile");
-    unsigned tm = 0, tn = 0, tk = 0;
-    for (const analytic::Tile& t : kernels::marlin_tiles()) {
-      if (analytic::tile_name(t) == tile) {
-        tm = static_cast<unsigned>(t.tm);
-        tn = static_cast<unsigned>(t.tn);
-        tk = static_cast<unsigned>(t.tk);
-      }
-    }
-    const std::string choice = fmt::format("{{{}u, {}u, {}u, {}u, {}u}}", code, tm, tn, tk,
+    const analytic::Tile t = kernels::find_marlin_tile(tile).value();  // the table validated it
+    const std::string choice = fmt::format("{{{}u, {}u, {}u, {}u, {}u}}", code, t.tm, t.tn, t.tk,
                                            rule.at("k_parallel").get<int>());
     if (rule.contains("max_m")) {
       source += fmt::format("  if (m <= {}u) return TileChoice{};  // {} {}\n",

@@ -74,6 +74,10 @@ nlohmann::json sweep_json(const model::DeviceSpec& device, const SweepSpec& spec
 std::vector<SweepResult> merge_shards(const std::vector<nlohmann::json>& shards,
                                       std::string* device_name, SweepSpec* spec);
 
+// True for the configurations at the first swept N, K and group size: the slice the dispatch
+// table and the time-against-M plot are drawn from.
+bool at_first_shape(const SweepSpec& spec, const SweepConfig& config);
+
 // The fastest non-refused Marlin configuration at each swept M (first N, K and group of the
 // spec), as a selection table: rule i covers M up to the i-th swept M, the last rule all M.
 kernels::SelectionTable dispatch_table(const SweepSpec& spec,

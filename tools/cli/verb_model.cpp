@@ -51,12 +51,8 @@ kernels::GemmKernel kernel_for(const workload::Workload& w, const workload::Node
 // Roofline lower bound of one GEMM of the workload's weight format.
 double roofline_seconds(const model::DeviceSpec& device, const workload::Workload& w,
                         const workload::Node& node, std::int64_t m) {
-  analytic::WeightSpec spec;
-  spec.format = w.weights == kernels::WeightFormatKind::kFp4E2M1 ? analytic::WeightFormat::kFp4
-                                                                 : analytic::WeightFormat::kU4;
-  spec.scales = analytic::ScaleMode::kPerGroup;
-  spec.group_size = w.group_size;
-  const analytic::ProblemIntensity p = analytic::problem_intensity({m, node.n, node.k}, spec);
+  const analytic::ProblemIntensity p = analytic::problem_intensity(
+      {m, node.n, node.k}, analytic_weight_spec({w.weights, w.group_size}));
   return analytic::roofline(analytic::roofline_machine(device), static_cast<double>(p.flops),
                             static_cast<double>(p.total_bytes))
       .lower_bound_time_s;

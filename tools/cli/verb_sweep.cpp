@@ -31,36 +31,24 @@ struct SweepFlags {
   std::string plot;
 };
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    parts.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return parts;
-}
-
 SweepSpec make_spec(const po::variables_map& vm, const SweepFlags& flags) {
   for (const char* flag : {"m", "n", "k"}) require_flag(vm, flag);
   SweepSpec spec;
-  spec.kernels = split(flags.kernels);
+  spec.kernels = split_list(flags.kernels);
   for (const std::string& kernel : spec.kernels) {
     kernels::find_gemm_kernel(kernel, kernels::marlin_tiles().front());  // names it if unknown
   }
   if (flags.tiles.empty()) {
     spec.tiles = kernels::marlin_tiles();
   } else {
-    for (const std::string& tile : split(flags.tiles))
+    for (const std::string& tile : split_list(flags.tiles))
       spec.tiles.push_back(parse_tile("tiles", tile));
   }
   spec.ms = parse_integer_list("m", flags.m, 1, 1 << 20);
   spec.ns = parse_integer_list("n", flags.n, 1, 1 << 20);
   spec.ks = parse_integer_list("k", flags.k, 1, 1 << 20);
   spec.group_sizes.clear();
-  for (const std::string& group : split(flags.group_size)) {
+  for (const std::string& group : split_list(flags.group_size)) {
     spec.group_sizes.push_back(
         group == "column" ? kernels::kPerColumnGroup
                           : static_cast<int>(parse_integer("group-size", group, 8, 1 << 20)));

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
+#include "kernels/launch/kernel_catalog.h"
 #include "model/common/input_error.h"
 
 namespace marlin::workload {
@@ -36,20 +36,13 @@ T required(const json& object, const char* key, const std::string& where) {
   }
 }
 
+// A forced tile must be one the kernels are compiled for.
 analytic::Tile parse_tile(const std::string& text, const std::string& where) {
-  int tm = 0, tn = 0, tk = 0;
-  char x1 = 0, x2 = 0;
-  std::istringstream in(text);
-  if (!(in >> tm >> x1 >> tn >> x2 >> tk) || x1 != 'x' || x2 != 'x' || !in.eof()) {
-    throw InputError(fmt::format("{}: tile: expected MxNxK, got '{}'", where, text));
+  const std::optional<analytic::Tile> tile = kernels::find_marlin_tile(text);
+  if (!tile) {
+    throw InputError(fmt::format("{}: tile: the kernels are not compiled for '{}'", where, text));
   }
-  const analytic::Tile tile{tm, tn, tk};
-  try {
-    analytic::validate_tile(tile);
-  } catch (const InputError& error) {
-    throw InputError(fmt::format("{}: {}", where, error.what()));
-  }
-  return tile;
+  return *tile;
 }
 
 Graph build_graph(const Workload& w) {
