@@ -22,19 +22,6 @@ void on_matrix_access(LaneContext& performer, const Region& region, const void* 
   performer.threadgroup->matrix_access(performer, region, address, bytes, row, kind);
 }
 
-const std::byte* simd_collective(const CollectiveCall& call, const void* operand,
-                                 std::size_t operand_bytes, std::uint32_t param) {
-  LaneContext* lane = current_lane;
-  if (lane == nullptr) throw std::logic_error("simdgroup collective called outside a kernel");
-  return lane->threadgroup->collective(*lane, call, operand, operand_bytes, param);
-}
-
-void threadgroup_barrier_wait(std::uint32_t mem_flags, std::source_location site) {
-  LaneContext* lane = current_lane;
-  if (lane == nullptr) throw std::logic_error("threadgroup_barrier called outside a kernel");
-  lane->threadgroup->barrier(*lane, mem_flags, site);
-}
-
 const Region& threadgroup_decl_region(std::uint32_t index, const char*) {
   LaneContext* lane = current_lane;
   if (lane == nullptr) throw std::logic_error("threadgroup memory used outside a kernel");

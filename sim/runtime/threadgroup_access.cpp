@@ -85,9 +85,14 @@ void ThreadgroupRun::check_shadow(LaneContext& lane, const Region& region, std::
   a.simd_epoch = lane.simd->sync_epoch;
   a.write = kind != AccessKind::kLoad;
   a.atomic = kind == AccessKind::kAtomic;
-  for (std::uint32_t b = 0; b < bytes; ++b) {
+  // Bytes with identical shadow cells get identical verdicts: a report (once per kind and
+  // declaration) can only come from the first, so one check covers them all.
+  const std::uint32_t cell = region.arena_offset + offset;
+  const bool uniform = bytes > 1 && worker_.shadow.uniform_cells(cell, bytes);
+  for (std::uint32_t b = 0; b < (uniform ? 1u : bytes); ++b) {
     std::uint32_t other = 0;
-    const ShadowVerdict v = worker_.shadow.access_byte(region.arena_offset + offset + b, a, &other);
+    const ShadowVerdict v = uniform ? worker_.shadow.access_uniform(cell, bytes, a, &other)
+                                    : worker_.shadow.access_byte(cell + b, a, &other);
     if (v == ShadowVerdict::kOk) continue;
     const DiagnosticKind dk = v == ShadowVerdict::kUninitialized
                                   ? DiagnosticKind::kUninitializedRead

@@ -6,9 +6,17 @@
 #include <bit>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <utility>
 
 #include "sim/runtime/diagnostic_text.h"
+
+// The kernel's count_alu() increments LaneContext::alu one counter at a time; reading the
+// counters back with one wide vector load right after stalls on store-to-load forwarding
+// (as long as the rest of the arrival path), so this file's loops stay scalar.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-vectorize")
+#endif
 
 namespace marlin::sim {
 
@@ -64,6 +72,24 @@ bool same_site(const std::source_location& a, const std::source_location& b) {
          (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
 }
 
+// Two lanes' calls are the same collective: same site, operation and operand descriptor.
+bool same_call(const CollectiveCall& a, const CollectiveCall& b) {
+  return a.apply == b.apply && same_site(a.site, b.site) && a.op_bytes == b.op_bytes &&
+         (a.op_bytes == 0 || same_bytes(a.op, b.op, a.op_bytes));
+}
+
+// Program order of two collective sites, approximated by their source position: the file
+// name, then line and column. Deterministic; exact for structured control flow in one
+// function (docs/engine.md, "Divergent collectives", lists the limits).
+bool site_before(const std::source_location& a, const std::source_location& b) {
+  if (a.file_name() != b.file_name()) {
+    const int c = std::strcmp(a.file_name(), b.file_name());
+    if (c != 0) return c < 0;
+  }
+  if (a.line() != b.line()) return a.line() < b.line();
+  return a.column() < b.column();
+}
+
 }  // namespace
 
 ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
@@ -109,6 +135,10 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
   const Dim3& t = spec.threads_per_threadgroup;
   lanes_.resize(plan.threads);
   runs_.resize(plan.threads);
+  for (std::uint32_t i = 0; i < plan.threads && i < worker_.lane_events.size(); ++i) {
+    runs_[i].events = std::move(worker_.lane_events[i]);
+    runs_[i].events.clear();
+  }
   for (std::uint32_t i = 0; i < plan.threads; ++i) {
     LaneContext& l = lanes_[i];
     l.thread_in_threadgroup = {i % t.x, (i / t.x) % t.y, i / (t.x * t.y)};
@@ -134,6 +164,11 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
     if (tracing_) {
       out_.traces[s].threadgroup = position_;
       out_.traces[s].simdgroup = s;
+      if (worker_.trace_sizes_plan == &plan && worker_.trace_sizes_kernel == plan.kernel &&
+          s < worker_.trace_sizes.size()) {
+        out_.traces[s].ops.reserve(worker_.trace_sizes[s].first);
+        out_.traces[s].accesses.reserve(worker_.trace_sizes[s].second);
+      }
       sg.trace = &out_.traces[s];
       sg.builder = SimdTraceBuilder(sg.trace);
     }
@@ -145,6 +180,18 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
 }
 
 ThreadgroupRun::~ThreadgroupRun() {
+  if (worker_.lane_events.size() < runs_.size()) worker_.lane_events.resize(runs_.size());
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    worker_.lane_events[i] = std::move(runs_[i].events);
+  }
+  if (tracing_) {
+    worker_.trace_sizes_plan = &plan_;
+    worker_.trace_sizes_kernel = plan_.kernel;
+    worker_.trace_sizes.resize(out_.traces.size());
+    for (std::size_t s = 0; s < out_.traces.size(); ++s) {
+      worker_.trace_sizes[s] = {out_.traces[s].ops.size(), out_.traces[s].accesses.size()};
+    }
+  }
   // Suspended fibers unwind when destroyed; their destructors must not touch lanes.
   current_lane = nullptr;
   runs_.clear();
@@ -257,15 +304,15 @@ void ThreadgroupRun::run_fibers() {
                                              current_lane = &lanes_[i];
                                              run_lane_body(i);
                                              runs_[i].wait = WaitState::kDone;
+                                             lanes_[i].simd->done |= 1u << lanes_[i].lane;
+                                             ++done_threads_;
                                              return take_target(i, next_runnable(i));
                                            });
   }
   while (!aborted_) {
     run_round();
     if (aborted_) break;
-    bool all_done = true;
-    for (const LaneRun& r : runs_) all_done = all_done && r.wait == WaitState::kDone;
-    if (all_done) break;
+    if (done_threads_ == plan_.threads) break;
     bool progress = false;
     for (SimdgroupRun& sg : simds_) {
       progress = resolve_simdgroup(sg) || progress;
@@ -281,45 +328,51 @@ void ThreadgroupRun::run_fibers() {
 }
 
 bool ThreadgroupRun::resolve_simdgroup(SimdgroupRun& sg) {
-  std::uint32_t live = 0;
-  std::uint32_t waiting = 0;
-  std::uint32_t leader = kSimdWidth;
-  for (std::uint32_t l = 0; l < sg.lane_count; ++l) {
-    const LaneRun& r = runs_[sg.first_lane + l];
-    if (r.wait == WaitState::kDone) continue;
-    ++live;
-    if (r.wait == WaitState::kSimd) {
-      waiting |= 1u << l;
-      if (leader == kSimdWidth) leader = l;
+  // After a round no lane is runnable: every lane waits at a collective or a threadgroup
+  // barrier, or has returned. Lanes at collectives form groups by call site; the group at
+  // the site first in program order runs now, with the mask of its lanes (Metal's active
+  // lanes). Lanes at a threadgroup barrier simply keep waiting.
+  const std::uint32_t waiting = sg.at_collective;
+  if (waiting == 0) return false;
+  const LaneRun* runs = &runs_[sg.first_lane];
+  std::uint32_t group = waiting;
+  auto leader = static_cast<std::uint32_t>(std::countr_zero(waiting));
+  if ((waiting & ~sg.same_call) != 0) {
+    // Several sites (or lanes that disagree at one site): the earliest site's lanes.
+    for (std::uint32_t rest = waiting & (waiting - 1); rest != 0; rest &= rest - 1) {
+      const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+      if (site_before(runs[l].call->site, runs[leader].call->site)) leader = l;
     }
-  }
-  if (live == 0 || static_cast<std::uint32_t>(std::popcount(waiting)) != live) return false;
-
-  const CollectiveCall& call = *runs_[sg.first_lane + leader].call;
-  for (std::uint32_t l = leader + 1; l < sg.lane_count; ++l) {
-    if (((waiting >> l) & 1u) == 0) continue;
-    const CollectiveCall& other = *runs_[sg.first_lane + l].call;
-    const bool same = other.apply == call.apply && same_site(other.site, call.site) &&
-                      other.op_bytes == call.op_bytes &&
-                      (call.op_bytes == 0 || same_bytes(other.op, call.op, call.op_bytes));
-    if (!same) {
+    group = 0;
+    for (std::uint32_t rest = waiting; rest != 0; rest &= rest - 1) {
+      const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+      if (same_site(runs[l].call->site, runs[leader].call->site)) group |= 1u << l;
+    }
+    leader = static_cast<std::uint32_t>(std::countr_zero(group));
+    // The lanes of the group must agree on the operation and its operands.
+    const CollectiveCall& lead = *runs[leader].call;
+    for (std::uint32_t rest = group & (group - 1); rest != 0; rest &= rest - 1) {
+      const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+      if (same_call(*runs[l].call, lead)) continue;
       Diagnostic d =
           make_diagnostic(DiagnosticKind::kBarrierDivergence, &lanes_[sg.first_lane + l]);
       d.other_thread = lanes_[sg.first_lane + leader].thread_in_threadgroup;
       d.message = fmt::format(
-          "kernel '{}': simdgroup divergence in threadgroup {}, simdgroup {}: thread {} is at "
-          "the collective at {} but thread {} is at {}{}",
-          plan_.kernel->name, xyz(position_), sg.index, xyz(d.other_thread), site_text(call.site),
-          xyz(d.thread), site_text(other.site),
-          same_site(other.site, call.site) ? " with different operands" : "");
+          "kernel '{}': simdgroup divergence in threadgroup {}, simdgroup {}: threads {} and "
+          "{} reach the collective at {} with different operands",
+          plan_.kernel->name, xyz(position_), sg.index, xyz(d.other_thread), xyz(d.thread),
+          site_text(lead.site));
       report(std::move(d));
       aborted_ = true;
       return false;
     }
   }
+  const CollectiveCall& call = *runs[leader].call;
 
-  merge_events(sg);
-  sg.exchange.active_mask = waiting;
+  // Lanes that returned executed their pending work before this point; lanes waiting
+  // elsewhere keep theirs for a later merge.
+  merge_events(sg, group | sg.done);
+  sg.exchange.active_mask = group;
   sg.exchange.op = call.op;
   sg.op_accesses.clear();
   if (checking_) sg.sync_epoch = worker_.shadow.next_simd_epoch();
@@ -335,11 +388,24 @@ bool ThreadgroupRun::resolve_simdgroup(SimdgroupRun& sg) {
   }
   if (checking_) sg.sync_epoch = worker_.shadow.next_simd_epoch();
   if (tracing_) {
-    sg.builder.append_sync(op_class_of(call.sync_class), call.trace_kind, waiting, sg.op_accesses,
+    sg.builder.append_sync(op_class_of(call.sync_class), call.trace_kind, group, sg.op_accesses,
                            call.matrix_reads, call.matrix_write);
   }
-  for (std::uint32_t l = 0; l < sg.lane_count; ++l) {
-    if ((waiting >> l) & 1u) runs_[sg.first_lane + l].wait = WaitState::kRunnable;
+  for (std::uint32_t rest = group; rest != 0; rest &= rest - 1) {
+    runs_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest))].wait =
+        WaitState::kRunnable;
+  }
+  sg.at_collective &= ~group;
+  // The lanes still waiting elsewhere become the new reference for arrivals.
+  sg.ref_call = nullptr;
+  sg.same_call = 0;
+  if (sg.at_collective != 0) {
+    const auto first = static_cast<std::uint32_t>(std::countr_zero(sg.at_collective));
+    sg.ref_call = runs[first].call;
+    for (std::uint32_t rest = sg.at_collective; rest != 0; rest &= rest - 1) {
+      const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+      if (same_call(*runs[l].call, *sg.ref_call)) sg.same_call |= 1u << l;
+    }
   }
   return true;
 }
@@ -398,51 +464,45 @@ bool ThreadgroupRun::release_barrier() {
   }
   if (checking_) worker_.shadow.barrier();
   for (LaneRun& r : runs_) r.wait = WaitState::kRunnable;
+  for (SimdgroupRun& sg : simds_) sg.at_barrier = 0;
   return true;
 }
 
 void ThreadgroupRun::report_stuck() {
-  // Some threads wait at a threadgroup barrier while others of their simdgroup wait at a
-  // collective (or the reverse): nothing can proceed.
-  std::uint32_t at_barrier = plan_.threads;
-  std::uint32_t at_collective = plan_.threads;
-  for (std::uint32_t i = 0; i < plan_.threads; ++i) {
-    if (runs_[i].wait == WaitState::kThreadgroup && at_barrier == plan_.threads) at_barrier = i;
-    if (runs_[i].wait == WaitState::kSimd && at_collective == plan_.threads) at_collective = i;
-  }
-  const std::uint32_t who = at_collective < plan_.threads ? at_collective : 0;
+  // Defensive: collectives always resolve (possibly with a partial mask) and barrier
+  // mismatches are reported by release_barrier, so no state should get here.
+  std::uint32_t who = 0;
+  while (who + 1 < plan_.threads && runs_[who].wait == WaitState::kDone) ++who;
   Diagnostic d = make_diagnostic(DiagnosticKind::kBarrierDivergence, &lanes_[who]);
-  std::string detail;
-  if (at_barrier < plan_.threads && at_collective < plan_.threads) {
-    d.other_thread = lanes_[at_barrier].thread_in_threadgroup;
-    detail = fmt::format(
-        "thread {} waits at the simdgroup collective at {} while thread {} of "
-        "the threadgroup waits at the threadgroup_barrier at {}",
-        xyz(d.thread), site_text(runs_[who].site), xyz(d.other_thread),
-        site_text(runs_[at_barrier].site));
-  } else {
-    detail = fmt::format("thread {} waits at {} and can never be released", xyz(d.thread),
-                         site_text(runs_[who].site));
-  }
-  d.message = fmt::format("kernel '{}': barrier divergence in threadgroup {}: {}",
-                          plan_.kernel->name, xyz(position_), detail);
+  d.message = fmt::format(
+      "kernel '{}': barrier divergence in threadgroup {}: thread {} waits at {} and can never "
+      "be released",
+      plan_.kernel->name, xyz(position_), xyz(d.thread), site_text(runs_[who].site));
   report(std::move(d));
   aborted_ = true;
 }
 
 // ---- hooks --------------------------------------------------------------------------------
 
+// The shim's entry points for barriers and collectives (lane_context.h) live here, next to
+// the code they call, so the compiler can inline the arrival path into them.
+const std::byte* simd_collective(const CollectiveCall& call, const void* operand,
+                                 std::size_t operand_bytes, std::uint32_t param) {
+  LaneContext* lane = current_lane;
+  if (lane == nullptr) throw std::logic_error("simdgroup collective called outside a kernel");
+  return lane->threadgroup->collective(*lane, call, operand, operand_bytes, param);
+}
+
+void threadgroup_barrier_wait(std::uint32_t mem_flags, std::source_location site) {
+  LaneContext* lane = current_lane;
+  if (lane == nullptr) throw std::logic_error("threadgroup_barrier called outside a kernel");
+  lane->threadgroup->barrier(*lane, mem_flags, site);
+}
+
 const std::byte* ThreadgroupRun::collective(LaneContext& lane, const CollectiveCall& call,
                                             const void* operand, std::size_t operand_bytes,
                                             std::uint32_t param) {
-  if (!fibers_) {
-    Diagnostic d = make_diagnostic(DiagnosticKind::kKernelError, &lane);
-    d.message = fmt::format(
-        "kernel '{}': reached a simdgroup collective at {} that the "
-        "pre-pass did not see (hidden behind a macro?)",
-        plan_.kernel->name, site_text(call.site));
-    fatal(std::move(d));
-  }
+  if (!fibers_) unseen_sync(lane, "simdgroup collective", call.site);
   SimdgroupRun& sg = *lane.simd;
   if (operand_bytes > 0) std::memcpy(sg.exchange.in[lane.lane].data(), operand, operand_bytes);
   sg.exchange.param[lane.lane] = param;
@@ -450,24 +510,36 @@ const std::byte* ThreadgroupRun::collective(LaneContext& lane, const CollectiveC
   run.call = &call;  // lives in the waiting lane's frame until it resumes
   run.site = call.site;
   run.wait = WaitState::kSimd;
+  const std::uint32_t bit = 1u << lane.lane;
+  sg.at_collective |= bit;
+  if (sg.ref_call == nullptr) {
+    sg.ref_call = &call;
+    sg.same_call |= bit;
+  } else if (same_call(call, *sg.ref_call)) {
+    sg.same_call |= bit;
+  }
+  note_arrival(sg, lane);
   yield(lane);
   return sg.exchange.out[lane.lane].data();
 }
 
 void ThreadgroupRun::barrier(LaneContext& lane, std::uint32_t flags, std::source_location site) {
-  if (!fibers_) {
-    Diagnostic d = make_diagnostic(DiagnosticKind::kKernelError, &lane);
-    d.message = fmt::format(
-        "kernel '{}': reached a threadgroup_barrier at {} that the pre-pass "
-        "did not see (hidden behind a macro?)",
-        plan_.kernel->name, site_text(site));
-    fatal(std::move(d));
-  }
+  if (!fibers_) unseen_sync(lane, "threadgroup_barrier", site);
   LaneRun& run = runs_[lane.linear_id];
   run.barrier_flags = flags;
   run.site = site;
   run.wait = WaitState::kThreadgroup;
+  lane.simd->at_barrier |= 1u << lane.lane;
+  note_arrival(*lane.simd, lane);
   yield(lane);
+}
+
+void ThreadgroupRun::unseen_sync(LaneContext& lane, const char* what, std::source_location site) {
+  Diagnostic d = make_diagnostic(DiagnosticKind::kKernelError, &lane);
+  d.message = fmt::format(
+      "kernel '{}': reached a {} at {} that the pre-pass did not see (hidden behind a macro?)",
+      plan_.kernel->name, what, site_text(site));
+  fatal(std::move(d));
 }
 
 const Region& ThreadgroupRun::decl_region(std::uint32_t index) {
@@ -483,21 +555,25 @@ MatrixStorage& ThreadgroupRun::matrix(SimdgroupRun& simd, std::uint32_t slot) {
 }
 
 void ThreadgroupRun::flush_alu(LaneContext& lane) {
-  std::uint32_t any = 0;
-  for (std::uint32_t n : lane.alu) any |= n;
-  if (any == 0) return;
+  // Kinds with pending work as a bit set: one pass without unpredictable branches, then
+  // one event per kind (or per 65535 instructions), in AluKind order.
+  std::uint32_t kinds = 0;
   for (std::size_t k = 0; k < kAluKindCount; ++k) {
+    kinds |= static_cast<std::uint32_t>(lane.alu[k] != 0) << k;
+  }
+  if (kinds == 0) return;
+  std::vector<LaneEvent>& events = runs_[lane.linear_id].events;
+  for (; kinds != 0; kinds &= kinds - 1) {
+    const auto k = static_cast<std::size_t>(std::countr_zero(kinds));
     std::uint32_t n = lane.alu[k];
-    if (n == 0) continue;
     lane.alu[k] = 0;
     out_.stats.alu_lane_ops[k] += n;
     if (!tracing_) continue;
-    auto& events = runs_[lane.linear_id].events;
+    LaneEvent e;
+    e.op = OpClass::kAlu;
+    e.kind = static_cast<std::uint8_t>(k);
     while (n > 0) {
       const std::uint32_t chunk = std::min<std::uint32_t>(n, 0xFFFF);
-      LaneEvent e;
-      e.op = OpClass::kAlu;
-      e.kind = static_cast<std::uint8_t>(k);
       e.count = static_cast<std::uint16_t>(chunk);
       events.push_back(e);
       n -= chunk;
@@ -505,15 +581,96 @@ void ThreadgroupRun::flush_alu(LaneContext& lane) {
   }
 }
 
-void ThreadgroupRun::merge_events(SimdgroupRun& sg) {
+void ThreadgroupRun::note_arrival(SimdgroupRun& sg, LaneContext& lane) {
+  if (!runs_[lane.linear_id].events.empty()) return;
+  const std::uint32_t bit = 1u << lane.lane;
+  std::uint32_t any = 0;
+  for (std::uint32_t n : lane.alu) any |= n;
+  if (any == 0) {
+    sg.alu_idle |= bit;
+    return;
+  }
+  if (sg.alu_same == 0) {
+    sg.alu_counts = lane.alu;
+  } else {
+    std::uint32_t diff = 0;
+    for (std::size_t k = 0; k < kAluKindCount; ++k) diff |= lane.alu[k] ^ sg.alu_counts[k];
+    if (diff != 0) return;
+  }
+  sg.alu_same |= bit;
+  lane.alu = {};
+}
+
+void ThreadgroupRun::restore_alu(SimdgroupRun& sg, std::uint32_t lanes_mask) {
+  for (std::uint32_t rest = sg.alu_same & lanes_mask; rest != 0; rest &= rest - 1) {
+    lanes_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest))].alu = sg.alu_counts;
+  }
+  sg.alu_same &= ~lanes_mask;
+}
+
+bool ThreadgroupRun::merge_uniform_alu(SimdgroupRun& sg, std::uint32_t lanes_mask) {
+  // The common case between two synchronizations of uniform code (loop control, index
+  // arithmetic): no lane has memory events pending and every lane with ALU work has the
+  // same counts. merge() would turn each kind's count into one op with those lanes' mask;
+  // build those ops directly. Lanes recorded on arrival are not touched again.
+  std::uint32_t with_work = sg.alu_same & lanes_mask;
+  std::array<std::uint32_t, kAluKindCount> counts = sg.alu_counts;
+  std::uint32_t fresh = 0;  // lanes whose counters are cleared here
+  for (std::uint32_t rest = lanes_mask & ~(sg.alu_same | sg.alu_idle); rest != 0;
+       rest &= rest - 1) {
+    const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+    if (!runs_[sg.first_lane + l].events.empty()) return false;
+    const LaneContext& lane = lanes_[sg.first_lane + l];
+    std::uint32_t any = 0;
+    for (std::uint32_t n : lane.alu) any |= n;
+    if (any == 0) continue;
+    if (with_work == 0) {
+      counts = lane.alu;
+    } else {
+      std::uint32_t diff = 0;
+      for (std::size_t k = 0; k < kAluKindCount; ++k) diff |= lane.alu[k] ^ counts[k];
+      if (diff != 0) return false;
+    }
+    with_work |= 1u << l;
+    fresh |= 1u << l;
+  }
+  if (with_work != 0) {
+    const auto lanes = static_cast<std::uint64_t>(std::popcount(with_work));
+    for (std::size_t k = 0; k < kAluKindCount; ++k) {
+      std::uint32_t n = counts[k];
+      if (n == 0) continue;
+      out_.stats.alu_lane_ops[k] += n * lanes;
+      while (tracing_ && n > 0) {
+        const std::uint32_t chunk = std::min<std::uint32_t>(n, 0xFFFF);
+        sg.builder.append_alu(static_cast<AluKind>(k), static_cast<std::uint16_t>(chunk),
+                              with_work);
+        n -= chunk;
+      }
+    }
+  }
+  for (std::uint32_t rest = fresh; rest != 0; rest &= rest - 1) {
+    lanes_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest))].alu = {};
+  }
+  sg.alu_same &= ~lanes_mask;
+  sg.alu_idle &= ~lanes_mask;
+  return true;
+}
+
+void ThreadgroupRun::merge_events(SimdgroupRun& sg, std::uint32_t lanes_mask) {
+  lanes_mask &= sg.lane_count == kSimdWidth ? 0xFFFFFFFFu : (1u << sg.lane_count) - 1;
+  if (merge_uniform_alu(sg, lanes_mask)) return;
+  restore_alu(sg, lanes_mask);
+  sg.alu_idle &= ~lanes_mask;
   bool any = false;
-  for (std::uint32_t l = 0; l < sg.lane_count; ++l) {
+  std::array<std::vector<LaneEvent>*, kSimdWidth> lanes{};
+  for (std::uint32_t rest = lanes_mask; rest != 0; rest &= rest - 1) {
+    const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
     flush_alu(lanes_[sg.first_lane + l]);
-    any = any || !runs_[sg.first_lane + l].events.empty();
+    std::vector<LaneEvent>& events = runs_[sg.first_lane + l].events;
+    any = any || !events.empty();
+    lanes[l] = &events;
   }
   if (!tracing_ || !any) return;
-  std::array<std::vector<LaneEvent>*, kSimdWidth> lanes{};
-  for (std::uint32_t l = 0; l < sg.lane_count; ++l) lanes[l] = &runs_[sg.first_lane + l].events;
   sg.builder.merge(lanes);
 }
 

@@ -1,13 +1,16 @@
 // ThreadgroupRun: executes one threadgroup of a launch on the calling host thread.
 //
 // Each thread is a Boost.Context fiber; fibers run in thread order until they reach a
-// synchronization point (threadgroup barrier or simdgroup collective) or return. When every
-// live thread of a simdgroup waits at the same collective it is resolved once; when every
-// thread of the threadgroup waits at the same threadgroup barrier it is released. Anything
-// else is barrier divergence: reported, and the threadgroup stops. Kernels without any
+// synchronization point (threadgroup barrier or simdgroup collective) or return. Then, per
+// simdgroup, the lanes waiting at the collective site first in program order run it once,
+// with the mask of those lanes (all live lanes in uniform code, the lanes that took the
+// branch in divergent code). When every live thread of the threadgroup waits at the same
+// threadgroup barrier it is released; threads waiting at a barrier that others never reach
+// are barrier divergence: reported, and the threadgroup stops. Kernels without any
 // synchronization run as a plain loop over threads. Private to sim/runtime.
 #pragma once
 
+#include <array>
 #include <boost/context/fiber.hpp>
 #include <cstdint>
 #include <source_location>
@@ -44,6 +47,14 @@ struct WorkerState {
   FiberStackPool stacks;
   std::vector<std::byte> arena;
   ThreadgroupShadow shadow;
+  // Lanes' event buffers, handed from one threadgroup to the next with their capacity.
+  std::vector<std::vector<LaneEvent>> lane_events;
+  // Trace sizes of the previous threadgroup of the same launch (ops, accesses per
+  // simdgroup): the next one reserves as much, instead of growing its vectors step by step.
+  // Keyed by the plan's and kernel's addresses; a stale match only misjudges a capacity.
+  const void* trace_sizes_plan = nullptr;
+  const void* trace_sizes_kernel = nullptr;
+  std::vector<std::pair<std::size_t, std::size_t>> trace_sizes;
 };
 
 // What one threadgroup produced.
@@ -70,6 +81,20 @@ struct SimdgroupRun {
   std::uint32_t first_lane = 0;
   std::uint32_t lane_count = 0;
   std::uint32_t sync_epoch = 0;
+  // Lanes (bit l = lane l) waiting at a collective, at a threadgroup barrier, returned.
+  std::uint32_t at_collective = 0;
+  std::uint32_t at_barrier = 0;
+  std::uint32_t done = 0;
+  // Checked on arrival, while the lane's data is hot: `same_call` holds the waiting lanes
+  // whose call equals *ref_call (a call in a waiting lane's frame).
+  const CollectiveCall* ref_call = nullptr;
+  std::uint32_t same_call = 0;
+  // ALU work pending at arrival, for merge_events' fast path: lanes with no events and no
+  // ALU work (`alu_idle`), and lanes with no events whose ALU counts equal `alu_counts`
+  // (`alu_same`); the latter's own counters were cleared, the counts live here until merged.
+  std::uint32_t alu_idle = 0;
+  std::uint32_t alu_same = 0;
+  std::array<std::uint32_t, kAluKindCount> alu_counts{};
   SimdExchange exchange;
   std::vector<MatrixStorage> matrices;
   std::vector<MemAccess> op_accesses;  // filled while a matrix op is applied
@@ -100,6 +125,9 @@ class ThreadgroupRun {
 
   // Records a fatal diagnostic and unwinds (throws LaneAbort).
   [[noreturn]] void fatal(Diagnostic d);
+  // A barrier or collective reached in a kernel the pre-pass found none in (cold path).
+  [[noreturn, gnu::noinline, gnu::cold]] void unseen_sync(LaneContext& lane, const char* what,
+                                                          std::source_location site);
 
  private:
   void run_plain_loop();
@@ -115,7 +143,14 @@ class ThreadgroupRun {
   bool release_barrier();
   void report_stuck();
   void flush_alu(LaneContext& lane);
-  void merge_events(SimdgroupRun& simd);
+  // merge_events' fast path: true if it did the whole merge.
+  bool merge_uniform_alu(SimdgroupRun& simd, std::uint32_t lanes_mask);
+  // Records an arriving lane's pending ALU work in its simdgroup (see SimdgroupRun).
+  void note_arrival(SimdgroupRun& simd, LaneContext& lane);
+  // Gives lanes of `lanes_mask` held in alu_same their counts back (before a slow merge).
+  void restore_alu(SimdgroupRun& simd, std::uint32_t lanes_mask);
+  // Flushes and merges the pending events of the lanes in `lanes_mask` (bit l = lane l).
+  void merge_events(SimdgroupRun& simd, std::uint32_t lanes_mask = 0xFFFFFFFFu);
   void report(Diagnostic d);
   Diagnostic make_diagnostic(DiagnosticKind kind, const LaneContext* lane) const;
   void check_shadow(LaneContext& lane, const Region& region, std::uint32_t offset,
@@ -137,6 +172,7 @@ class ThreadgroupRun {
   std::vector<LaneRun> runs_;
   std::vector<SimdgroupRun> simds_;
   std::vector<std::pair<DiagnosticKind, const Region*>> reported_;
+  std::uint32_t done_threads_ = 0;
 };
 
 }  // namespace marlin::sim

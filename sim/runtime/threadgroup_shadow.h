@@ -41,14 +41,76 @@ class ThreadgroupShadow {
   void barrier() { epoch_ = ++counter_; }
   std::uint32_t next_simd_epoch() { return ++counter_; }
 
-  // Checks and records one byte; `other` receives the conflicting thread.
-  ShadowVerdict access_byte(std::size_t offset, const ShadowAccess& a, std::uint32_t* other);
+  // True if the cells of bytes [offset, offset + n) are identical: then every byte has the
+  // verdict and the new state of the first (a whole element written by one thread, the
+  // usual case), and access_uniform() checks and records them at once.
+  bool uniform_cells(std::size_t offset, std::size_t n) const {
+    const ShadowCell& c = cells_[offset];
+    for (std::size_t i = 1; i < n; ++i) {
+      const ShadowCell& o = cells_[offset + i];
+      if (o.write_epoch != c.write_epoch || o.read_epoch != c.read_epoch ||
+          o.write_simd_epoch != c.write_simd_epoch || o.read_simd_epoch != c.read_simd_epoch ||
+          o.writer != c.writer || o.reader != c.reader) {
+        return false;
+      }
+    }
+    return true;
+  }
+  ShadowVerdict access_uniform(std::size_t offset, std::size_t n, const ShadowAccess& a,
+                               std::uint32_t* other) {
+    ShadowCell c = cells_[offset];  // updated in registers, then stored to every byte
+    const ShadowVerdict v = check(c, a, other);
+    for (std::size_t i = 0; i < n; ++i) cells_[offset + i] = c;
+    return v;
+  }
+
+  // Checks and records one byte; `other` receives the conflicting thread. Inline: the
+  // sanitizer calls it for every byte of every threadgroup access.
+  ShadowVerdict access_byte(std::size_t offset, const ShadowAccess& a, std::uint32_t* other) {
+    return check(cells_[offset], a, other);
+  }
 
  private:
+  // The verdict for one cell, which is updated with the access.
+  ShadowVerdict check(ShadowCell& c, const ShadowAccess& a, std::uint32_t* other) const;
+
   std::vector<ShadowCell> cells_;
   std::uint32_t counter_ = 0;
   std::uint32_t start_ = 0;  // epochs <= start_ belong to earlier threadgroups
   std::uint32_t epoch_ = 0;
 };
+
+inline ShadowVerdict ThreadgroupShadow::check(ShadowCell& c, const ShadowAccess& a,
+                                              std::uint32_t* other) const {
+  constexpr std::uint32_t kWidth = 32;
+  // Ordered within a simdgroup when its sync epoch moved on since the earlier access.
+  const auto simd_ordered = [&](std::uint32_t thread, std::uint32_t simd_epoch) {
+    return thread / kWidth == a.simdgroup && simd_epoch != a.simd_epoch;
+  };
+  ShadowVerdict verdict = ShadowVerdict::kOk;
+  if (a.atomic) {
+    // Atomic operations are ordered among themselves; they initialize the bytes.
+  } else if (!a.write && c.write_epoch <= start_) {
+    verdict = ShadowVerdict::kUninitialized;
+  } else if (c.write_epoch == epoch_ && c.writer != a.thread &&
+             !simd_ordered(c.writer, c.write_simd_epoch)) {
+    verdict = ShadowVerdict::kRaceWithWriter;
+    *other = c.writer;
+  } else if (a.write && c.read_epoch == epoch_ && c.reader != a.thread &&
+             !simd_ordered(c.reader, c.read_simd_epoch)) {
+    verdict = ShadowVerdict::kRaceWithReader;
+    *other = c.reader;
+  }
+  if (a.write) {
+    c.write_epoch = epoch_;
+    c.writer = static_cast<std::uint16_t>(a.thread);
+    c.write_simd_epoch = a.simd_epoch;
+  } else {
+    c.read_epoch = epoch_;
+    c.reader = static_cast<std::uint16_t>(a.thread);
+    c.read_simd_epoch = a.simd_epoch;
+  }
+  return verdict;
+}
 
 }  // namespace marlin::sim

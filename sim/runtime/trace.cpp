@@ -1,6 +1,7 @@
 #include "sim/runtime/trace.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace marlin::sim {
 
@@ -102,28 +103,28 @@ std::int32_t SimdTraceBuilder::append(TraceOp op) {
 }
 
 void SimdTraceBuilder::merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& lanes) {
-  std::array<std::size_t, kSimdWidth> cursor{};
-  for (;;) {
-    std::uint32_t leader = kSimdWidth;
-    for (std::uint32_t l = 0; l < kSimdWidth; ++l) {
-      if (lanes[l] != nullptr && cursor[l] < lanes[l]->size()) {
-        leader = l;
-        break;
-      }
-    }
-    if (leader == kSimdWidth) break;
-    const LaneEvent head = (*lanes[leader])[cursor[leader]];
+  // Cursors into the lanes' events; `live` has a bit for each lane with events left.
+  std::array<const LaneEvent*, kSimdWidth> next{};
+  std::array<const LaneEvent*, kSimdWidth> end{};
+  std::uint32_t live = 0;
+  for (std::uint32_t l = 0; l < kSimdWidth; ++l) {
+    if (lanes[l] == nullptr || lanes[l]->empty()) continue;
+    next[l] = lanes[l]->data();
+    end[l] = next[l] + lanes[l]->size();
+    live |= 1u << l;
+  }
+  while (live != 0) {
+    const auto leader = static_cast<std::uint32_t>(std::countr_zero(live));
+    const LaneEvent head = *next[leader];
+    const bool memory = is_memory(head.op);
     TraceOp op;
     op.op = head.op;
     op.kind = head.kind;
     op.first_access = static_cast<std::uint32_t>(out_->accesses.size());
-    for (std::uint32_t l = leader; l < kSimdWidth; ++l) {
-      if (lanes[l] == nullptr || cursor[l] >= lanes[l]->size()) continue;
-      const LaneEvent& e = (*lanes[l])[cursor[l]];
-      if (e.op != head.op || e.kind != head.kind || (is_memory(e.op) && e.buffer != head.buffer)) {
-        continue;
-      }
-      ++cursor[l];
+    for (std::uint32_t rest = live; rest != 0; rest &= rest - 1) {
+      const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+      const LaneEvent& e = *next[l];
+      if (e.op != head.op || e.kind != head.kind || (memory && e.buffer != head.buffer)) continue;
       op.mask |= 1u << l;
       if (e.op == OpClass::kAlu) {
         op.count = std::max(op.count, e.count);
@@ -132,12 +133,23 @@ void SimdTraceBuilder::merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& la
             MemAccess{e.offset, e.buffer, e.bytes, static_cast<std::uint8_t>(l)});
         ++op.count;
       }
+      if (++next[l] == end[l]) live &= ~(1u << l);
     }
     append(op);
   }
   for (auto* events : lanes) {
     if (events != nullptr) events->clear();
   }
+}
+
+void SimdTraceBuilder::append_alu(AluKind kind, std::uint16_t count, std::uint32_t mask) {
+  TraceOp op;
+  op.op = OpClass::kAlu;
+  op.kind = static_cast<std::uint8_t>(kind);
+  op.count = count;
+  op.mask = mask;
+  op.first_access = static_cast<std::uint32_t>(out_->accesses.size());
+  append(op);
 }
 
 void SimdTraceBuilder::append_sync(OpClass op_class, std::uint8_t kind, std::uint32_t mask,

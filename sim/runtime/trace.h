@@ -104,6 +104,10 @@ class SimdTraceBuilder {
   // the lowest lane with events leads, lanes whose next event matches join it.
   void merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& lanes);
 
+  // Appends an ALU op (what merge() makes of `count` instructions of `kind` pending in
+  // every lane of `mask` and nothing else).
+  void append_alu(AluKind kind, std::uint16_t count, std::uint32_t mask);
+
   // Appends a synchronizing op (barrier, collective, matrix op). For matrix ops,
   // `reads` lists the slots read and `writes` the slot written (or kNone).
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;

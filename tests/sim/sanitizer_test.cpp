@@ -115,14 +115,17 @@ TEST(SanitizerTest, BarriersAtTwoSitesAreDivergence) {
   EXPECT_TRUE(contains(r.diagnostics[0].message, "sanitizer.metal")) << r.diagnostics[0].message;
 }
 
-TEST(SanitizerTest, CollectiveReachedByHalfTheSimdgroup) {
+TEST(SanitizerTest, BarrierInsideADivergentBranch) {
+  // The partial reduction is legal; the barrier only lanes 0..15 reach is not.
   std::vector<float> out(32);
-  LaunchSpec s = spec("bug_collective_divergence", {1, 1, 1}, {32, 1, 1});
+  LaunchSpec s = spec("bug_barrier_in_divergent_branch", {1, 1, 1}, {32, 1, 1});
   s.buffers[0] = buffer(out);
   const LaunchResult r = run_collecting(s);
   ASSERT_EQ(r.diagnostics.size(), 1u);
   EXPECT_EQ(r.diagnostics[0].kind, DiagnosticKind::kBarrierDivergence);
-  EXPECT_TRUE(contains(r.diagnostics[0].message, "simdgroup collective"))
+  EXPECT_TRUE(contains(r.diagnostics[0].message, "16 threads (first (0,0,0)) wait"))
+      << r.diagnostics[0].message;
+  EXPECT_TRUE(contains(r.diagnostics[0].message, "16 threads (first (16,0,0)) returned"))
       << r.diagnostics[0].message;
 }
 
@@ -145,17 +148,19 @@ TEST(SanitizerTest, DiagnosticsIdenticalAtOneAndTwoHostThreads) {
 namespace marlin::sim {
 namespace {
 
-TEST(SanitizerTest, LanesAtTwoDifferentCollectives) {
-  std::vector<float> out(32);
-  LaunchSpec s = testing::spec("bug_two_collectives", {1, 1, 1}, {32, 1, 1});
-  s.buffers[0] = testing::buffer(out);
+TEST(SanitizerTest, MatrixOperandsDifferAcrossLanes) {
+  std::vector<float> in(128), out(64);
+  LaunchSpec s = testing::spec("bug_matrix_operands_differ", {1, 1, 1}, {32, 1, 1});
+  s.buffers[0] = testing::buffer(in);
+  s.buffers[1] = testing::buffer(out);
   s.options.throw_on_diagnostic = false;
   const LaunchResult r = launch(s);
   ASSERT_EQ(r.diagnostics.size(), 1u);
   EXPECT_EQ(r.diagnostics[0].kind, DiagnosticKind::kBarrierDivergence);
-  EXPECT_EQ(r.diagnostics[0].thread[0], 16u);
+  EXPECT_EQ(r.diagnostics[0].thread[0], 16u);  // the first lane that disagrees with lane 0
   EXPECT_EQ(r.diagnostics[0].other_thread[0], 0u);
-  EXPECT_NE(r.diagnostics[0].message.find("simdgroup divergence"), std::string::npos);
+  EXPECT_NE(r.diagnostics[0].message.find("with different operands"), std::string::npos)
+      << r.diagnostics[0].message;
 }
 
 TEST(SanitizerTest, MatrixLoadOutOfBounds) {

@@ -1,10 +1,13 @@
 // Barriers and simdgroup collectives: threadgroup_barrier, simdgroup_barrier, simd_shuffle*,
 // simd_broadcast, simd_sum/min/max, simd_all/any, simd_ballot.
 //
-// Each call is a synchronization point: the lane waits until every live lane of its
-// simdgroup (threadgroup, for threadgroup_barrier) reached the same call site, identified by
-// std::source_location; the executor then computes all lanes' results at once. Lanes that
-// have returned from the kernel are inactive and excluded. Reductions combine lanes as a
+// Each call is a synchronization point, identified by its std::source_location. A
+// threadgroup_barrier waits for every thread of the threadgroup at the same site. A
+// simdgroup collective runs once for the lanes waiting at the same site when nothing else in
+// the simdgroup can run: in uniform code all live lanes, in divergent code the lanes that
+// took the branch (Metal's active lanes; docs/engine.md). Inactive lanes (returned, or on
+// another path) take no part: reductions and votes skip them, and a shuffle reading one
+// returns the reading lane's own value (Metal leaves it undefined). Reductions combine lanes as a
 // butterfly tree (offsets 16, 8, 4, 2, 1), so float results do not depend on thread order.
 #pragma once
 #pragma GCC system_header
@@ -84,6 +87,9 @@ void apply_shuffle(SimdExchange& x, marlin::sim::SimdgroupRun&, marlin::sim::Lan
     if constexpr (K == ShuffleKind::kUp) src = l >= p ? l - p : l;
     if constexpr (K == ShuffleKind::kDown) src = l + p < kSimdWidth ? l + p : l;
     if constexpr (K == ShuffleKind::kXor) src = (l ^ p) % kSimdWidth;
+    // Metal leaves a read from an inactive lane undefined; the engine returns the reading
+    // lane's own value, as for a shuffle_up/down past the simdgroup's edge.
+    if (!lane_active(x, src)) src = l;
     std::memcpy(x.out[l].data(), x.in[src].data(), sizeof(T));
   }
 }
@@ -166,12 +172,18 @@ void apply_reduce(SimdExchange& x, marlin::sim::SimdgroupRun&, marlin::sim::Lane
   }
 }
 
+// A ballot's result: the lanes that voted true and the lanes that took part.
+struct VoteBits {
+  std::uint64_t votes;
+  std::uint64_t active;
+};
+
 inline void apply_ballot(SimdExchange& x, marlin::sim::SimdgroupRun&, marlin::sim::LaneContext&) {
-  std::uint64_t mask = 0;
+  VoteBits bits{0, x.active_mask};
   for (std::uint32_t l = 0; l < kSimdWidth; ++l) {
-    if (lane_active(x, l) && x.param[l] != 0) mask |= std::uint64_t{1} << l;
+    if (lane_active(x, l) && x.param[l] != 0) bits.votes |= std::uint64_t{1} << l;
   }
-  for (std::uint32_t l = 0; l < kSimdWidth; ++l) write_slot(x.out[l].data(), mask);
+  for (std::uint32_t l = 0; l < kSimdWidth; ++l) write_slot(x.out[l].data(), bits);
 }
 
 inline void apply_nothing(SimdExchange&, marlin::sim::SimdgroupRun&, marlin::sim::LaneContext&) {}
@@ -259,9 +271,11 @@ class simd_vote {
 
 inline simd_vote simd_ballot(bool predicate,
                              std::source_location site = std::source_location::current()) {
-  const auto mask = detail::collective<std::uint64_t>(
-      &detail::apply_ballot, detail::SyncClass::kVote, 0, predicate ? 1u : 0u, site);
-  return simd_vote(mask);
+  const auto bits = detail::collective<detail::VoteBits>(
+      &detail::apply_ballot, detail::SyncClass::kVote, {}, predicate ? 1u : 0u, site);
+  simd_vote vote(bits.votes);
+  vote.set_active(bits.active);
+  return vote;
 }
 inline bool simd_any(bool predicate, std::source_location site = std::source_location::current()) {
   return static_cast<simd_vote::vote_t>(simd_ballot(predicate, site)) != 0;

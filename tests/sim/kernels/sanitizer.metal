@@ -79,27 +79,27 @@ kernel void bug_barrier_two_sites(device float* out [[buffer(0)]],
   out[tid] = 1.0f;
 }
 
-// Half the simdgroup reaches a reduction while the other half waits at a barrier.
-kernel void bug_collective_divergence(device float* out [[buffer(0)]],
-                                      uint lane [[thread_index_in_simdgroup]]) {
+// Half the simdgroup reduces and then waits at a threadgroup barrier inside the branch; the
+// other half returns without reaching it.
+kernel void bug_barrier_in_divergent_branch(device float* out [[buffer(0)]],
+                                            uint lane [[thread_index_in_simdgroup]]) {
   float v = float(lane);
   if (lane < 16) {
     v = simd_sum(v);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
   }
-  threadgroup_barrier(mem_flags::mem_threadgroup);
   out[lane] = v;
 }
 
-// Lanes of one simdgroup reach two different collectives.
-kernel void bug_two_collectives(device float* out [[buffer(0)]],
-                                uint lane [[thread_index_in_simdgroup]]) {
-  float v = float(lane);
-  if (lane < 16) {
-    v = simd_sum(v);
-  } else {
-    v = simd_max(v);
-  }
-  out[lane] = v;
+// The lanes of one simdgroup reach the same matrix load with different origins (Metal
+// requires simdgroup-uniform matrix operands).
+kernel void bug_matrix_operands_differ(device const float* in [[buffer(0)]],
+                                       device float* out [[buffer(1)]],
+                                       uint lane [[thread_index_in_simdgroup]]) {
+  const uint row = lane < 16 ? 0u : 8u;
+  simdgroup_float8x8 m;
+  simdgroup_load(m, in, 8, ulong2(0, row));
+  simdgroup_store(m, out, 8);
 }
 
 // A matrix load whose last rows fall outside the buffer.
