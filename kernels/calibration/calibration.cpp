@@ -18,7 +18,9 @@ constexpr std::uint32_t kRepsHigh = 16;
 constexpr double kAluOpsPerRep = 256;
 constexpr double kMatmulsPerRep = 32;
 constexpr double kTgLoadsPerRep = 32;
-constexpr std::uint32_t kTgThreads = 1024;  // 32 simdgroups share one core's pipe
+// 32 simdgroups share one core's pipe, granted round robin among the schedulers, so the pipe
+// stays busy while any simdgroup has a load ready (docs/timing-model.md).
+constexpr std::uint32_t kTgThreads = 1024;
 constexpr double kBarriersPerRep = 64;
 constexpr std::uint32_t kBarrierThreads = 64;
 // DRAM stream: float4 loads per thread and threads per threadgroup.
@@ -35,14 +37,6 @@ const char* const kNoAluDependency =
     "the trace records no dependency between ALU ops (docs/trace-format.md, Dependencies), so "
     "a chain of N dependent ops replays as a run of N independent ones, (N - 1) x throughput + "
     "latency: the slope is the throughput and the latency appears once per run";
-
-const char* const kPipeStarvation =
-    "the core's one threadgroup-memory pipe goes, when it frees, to the lowest-numbered "
-    "scheduler with a ready load, so the schedulers' simdgroups finish one scheduler after "
-    "another (m1, stride 1, 8 repetitions: scheduler 0's last at cycle 8,754, scheduler 3's at "
-    "20,515); in the last phase one scheduler's simdgroups run alone, and its single issue per "
-    "cycle (32 loads, then 32 sums and loop control that wait for the last load) cannot keep "
-    "the pipe busy. That phase grows with the repetitions, so it stays in the slope";
 
 // Repetitions 1, seed 1 and a sentinel that no chain of the kernels reaches.
 CalibParams default_params() { return CalibParams{1, 0, 1.0F, -12345.0F}; }
@@ -124,8 +118,6 @@ void threadgroup_memory(const model::DeviceSpec& device, std::vector<Calibration
         bandwidth,
         "a 32-lane access of 4-byte words moves 128 bytes in a whole number of cycles, at least "
         "one; bytes_per_cycle shows only when it divides 128");
-  } else if (bandwidth.relative_error > 0.05) {
-    bandwidth = unmeasurable(bandwidth, kPipeStarvation);
   }
   out.push_back(bandwidth);
   // Conflict penalties from one simdgroup: the per-repetition cost outside the loads (latency

@@ -25,6 +25,9 @@ constexpr std::array kKindNames{
     std::pair{SourceKind::kEstimate, std::string_view("estimate")},
     std::pair{SourceKind::kCalibrated, std::string_view("calibrated")}};
 constexpr std::array kBankRuleNames{std::pair{BankRule::kClassic, std::string_view("classic")}};
+constexpr std::array kIssuePolicyNames{
+    std::pair{IssuePolicy::kOldestFirst, std::string_view("oldest_first")},
+    std::pair{IssuePolicy::kGreedyThenOldest, std::string_view("greedy_then_oldest")}};
 
 // The spelling of `value`; "unknown" only for a value outside the enumeration.
 template <typename Enum, std::size_t N>
@@ -55,6 +58,7 @@ std::string_view to_string(GpuFamily family) { return name_of(kFamilyNames, fami
 std::string_view to_string(OccupancyRule rule) { return name_of(kRuleNames, rule); }
 std::string_view to_string(SourceKind kind) { return name_of(kKindNames, kind); }
 std::string_view to_string(BankRule rule) { return name_of(kBankRuleNames, rule); }
+std::string_view to_string(IssuePolicy policy) { return name_of(kIssuePolicyNames, policy); }
 
 GpuFamily parse_gpu_family(std::string_view text) {
   return parse_name(kFamilyNames, text, "GPU family");
@@ -67,6 +71,9 @@ SourceKind parse_source_kind(std::string_view text) {
 }
 BankRule parse_bank_rule(std::string_view text) {
   return parse_name(kBankRuleNames, text, "bank rule");
+}
+IssuePolicy parse_issue_policy(std::string_view text) {
+  return parse_name(kIssuePolicyNames, text, "issue policy");
 }
 
 }  // namespace marlin::model

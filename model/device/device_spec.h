@@ -28,10 +28,16 @@ enum class OccupancyRule {
 enum class SourceKind { kVendor, kMeasured, kReverseEngineered, kEstimate, kCalibrated };
 
 struct Provenance {
-  std::string value;   // the value as written in the profile, e.g. "546 GB/s"
+  std::string value;  // the value as written in the profile, e.g. "546 GB/s"
   SourceKind kind = SourceKind::kEstimate;
   std::string source;  // citation: repository and path, URL, or the formula of an estimate
   std::string note;    // optional: why an estimate was chosen, caveats
+};
+
+// How a scheduler picks among its ready simdgroups (docs/timing-model.md, "Core and schedulers").
+enum class IssuePolicy : std::uint8_t {
+  kOldestFirst,       // the ready simdgroup resident longest (dispatch order, then slot)
+  kGreedyThenOldest,  // the simdgroup that issued last, if ready; otherwise oldest first
 };
 
 struct GpuSpec {
@@ -41,6 +47,9 @@ struct GpuSpec {
   int simd_width = 32;
   int schedulers_per_core = 4;
   int alu_lanes_per_core = 128;  // FP32 lanes; must equal schedulers_per_core * simd_width
+  // Added for the timing model: the schedulers' choice among ready simdgroups (profile field
+  // gpu.issue_policy). Defaults to oldest first for specs built in code.
+  IssuePolicy issue_policy = IssuePolicy::kOldestFirst;
 };
 
 // API limits (what Metal refuses) and hard per-core residency caps.
@@ -68,9 +77,9 @@ struct OccupancySpec {
   std::int64_t register_file_per_core_bytes = 0;
   std::vector<RegisterStep> register_table;  // ascending max_registers
   // Dynamic Caching rule (Apple9): calibration knobs.
-  std::int64_t onchip_pool_per_core_bytes = 0;  // registers + threadgroup memory + cache
-  std::int64_t cache_reserve_bytes = 0;         // part of the pool always left to the cache
-  double register_residency = 1.0;              // fraction of peak registers held on average
+  std::int64_t onchip_pool_per_core_bytes = 0;         // registers + threadgroup memory + cache
+  std::int64_t cache_reserve_bytes = 0;                // part of the pool always left to the cache
+  double register_residency = 1.0;                     // fraction of peak registers held on average
   std::int64_t threadgroup_memory_granule_bytes = 16;  // allocation rounding in the pool
   // Both rules: registers assumed when the caller does not give a count.
   int assumed_registers_per_thread = 0;
@@ -122,10 +131,16 @@ struct CacheSpec {
 };
 
 struct MemorySpec {
-  CacheSpec l1;   // per core
-  CacheSpec l2;   // shared by all cores
-  CacheSpec slc;  // system level cache, shared with the CPU
+  CacheSpec l1;                           // per core
+  CacheSpec l2;                           // shared by all cores
+  CacheSpec slc;                          // system level cache, shared with the CPU
   double core_to_l2_bytes_per_cycle = 0;  // per core
+  // Added for the timing model: bytes per core cycle each core's L1 serves (loads, hits and
+  // fills alike; profile field memory.l1.bytes_per_cycle) and the shared L2 serves to all cores
+  // together (memory.l2.bytes_per_cycle). 0 = no limit (specs built in code); profiles must
+  // give a positive rate.
+  double l1_bytes_per_cycle = 0;  // per core
+  double l2_bytes_per_cycle = 0;  // shared by all cores
   double dram_bandwidth_bytes_per_s = 0;
   int dram_latency_cycles = 0;
 };

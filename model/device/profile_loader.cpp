@@ -254,6 +254,7 @@ class Decoder {
       case FieldType::kGpuFamily:
       case FieldType::kOccupancyRule:
       case FieldType::kBankRule:
+      case FieldType::kIssuePolicy:
         if (!value.is_string()) {
           throw profile_error(file, path,
                               fmt::format("expected a name (string), got {}", describe(value)));

@@ -59,6 +59,9 @@ void assign_rule(DeviceSpec& spec, const FieldValue& value) {
 void assign_bank_rule(DeviceSpec& spec, const FieldValue& value) {
   spec.threadgroup_memory.bank_rule = parse_bank_rule(value.word);
 }
+void assign_issue_policy(DeviceSpec& spec, const FieldValue& value) {
+  spec.gpu.issue_policy = parse_issue_policy(value.word);
+}
 void assign_register_table(DeviceSpec& spec, const FieldValue& value) {
   spec.occupancy.register_table = value.steps;
 }
@@ -83,6 +86,7 @@ std::vector<FieldDef> make_fields() {
        &assign_integer<kGpu, &GpuSpec::schedulers_per_core>},
       {"gpu.alu_lanes_per_core", kCount, kAlways, 1,
        &assign_integer<kGpu, &GpuSpec::alu_lanes_per_core>},
+      {"gpu.issue_policy", kIssuePolicy, kAlways, 0, &assign_issue_policy},
 
       {"limits.max_threads_per_threadgroup", kCount, kAlways, 1,
        &assign_integer<kLimits, &LimitsSpec::max_threads_per_threadgroup>},
@@ -174,6 +178,8 @@ std::vector<FieldDef> make_fields() {
        &assign_cache<&MemorySpec::l1, &CacheSpec::associativity>},
       {"memory.l1.hit_latency", kLatency, kAlways, 1,
        &assign_cache<&MemorySpec::l1, &CacheSpec::hit_latency_cycles>},
+      {"memory.l1.bytes_per_cycle", kReal, kAlways, 0,
+       &assign_real<kMem, &MemorySpec::l1_bytes_per_cycle>},
       {"memory.l2.size", kBytes, kAlways, 1,
        &assign_cache<&MemorySpec::l2, &CacheSpec::size_bytes>},
       {"memory.l2.line", kBytes, kAlways, 1,
@@ -182,6 +188,8 @@ std::vector<FieldDef> make_fields() {
        &assign_cache<&MemorySpec::l2, &CacheSpec::associativity>},
       {"memory.l2.hit_latency", kLatency, kAlways, 1,
        &assign_cache<&MemorySpec::l2, &CacheSpec::hit_latency_cycles>},
+      {"memory.l2.bytes_per_cycle", kReal, kAlways, 0,
+       &assign_real<kMem, &MemorySpec::l2_bytes_per_cycle>},
       {"memory.slc.size", kBytes, kAlways, 1,
        &assign_cache<&MemorySpec::slc, &CacheSpec::size_bytes>},
       {"memory.slc.line", kBytes, kAlways, 1,

@@ -30,6 +30,7 @@ enum class FieldType {
   kGpuFamily,      // string, parse_gpu_family
   kOccupancyRule,  // string, parse_occupancy_rule
   kBankRule,       // string, parse_bank_rule
+  kIssuePolicy,    // string, parse_issue_policy
   kRegisterTable,  // array of {"max_registers": n, "max_threads": n}
 };
 

@@ -1,5 +1,6 @@
 #include "model/timing/bandwidth_channel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -76,12 +77,42 @@ Cycles BandwidthChannel::request(Cycles issue, std::int64_t bytes) {
   // n bytes take n * cycles / bytes core cycles: in units of 1/rate_.bytes cycle, n * cycles.
   MARLIN_CHECK(bytes <= INT64_MAX / rate_.cycles, "transfer size fits the channel arithmetic");
   const std::int64_t units = bytes * rate_.cycles;
+  if (window_ > Cycles(0)) spread_over_windows(cycle, fraction, units, bytes);
   fraction += units % rate_.bytes;
   cycle += units / rate_.bytes + fraction / rate_.bytes;
   fraction %= rate_.bytes;
   free_cycle_ = cycle;
   free_fraction_ = fraction;
   return idle_from() + latency_;
+}
+
+void BandwidthChannel::record_windows(Cycles window) {
+  MARLIN_CHECK(window > Cycles(0), "a counter window is at least one cycle");
+  window_ = window;
+  window_bytes_.clear();
+}
+
+double BandwidthChannel::window_bytes(std::int64_t k) const {
+  return k >= 0 && static_cast<std::size_t>(k) < window_bytes_.size()
+             ? window_bytes_[static_cast<std::size_t>(k)]
+             : 0.0;
+}
+
+void BandwidthChannel::spread_over_windows(std::int64_t cycle, std::int64_t fraction,
+                                           std::int64_t units, std::int64_t bytes) {
+  // Times in units of 1/rate_.bytes cycle: the transfer covers [begin, begin + units).
+  const std::int64_t per_window = window_.count() * rate_.bytes;
+  const std::int64_t begin = cycle * rate_.bytes + fraction;
+  const std::int64_t end = begin + units;
+  for (std::int64_t k = begin / per_window; k * per_window < end; ++k) {
+    const std::int64_t overlap =
+        std::min(end, (k + 1) * per_window) - std::max(begin, k * per_window);
+    if (static_cast<std::size_t>(k) >= window_bytes_.size()) {
+      window_bytes_.resize(static_cast<std::size_t>(k) + 1, 0.0);
+    }
+    window_bytes_[static_cast<std::size_t>(k)] +=
+        static_cast<double>(bytes) * static_cast<double>(overlap) / static_cast<double>(units);
+  }
 }
 
 Cycles BandwidthChannel::idle_from() const {

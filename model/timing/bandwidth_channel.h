@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/timing/cycles.h"
 #include "model/timing/stats.h"
@@ -47,16 +48,31 @@ class BandwidthChannel {
   // Fraction of [0, elapsed) the channel spent transferring: bytes / (rate * elapsed).
   [[nodiscard]] double utilization(Cycles elapsed) const;
 
+  // Starts recording, per window of `window` cycles ([k * window, (k + 1) * window)), the bytes
+  // transferred in it: each request's bytes are spread evenly over its transfer interval.
+  // Only requests made after the call are recorded.
+  void record_windows(Cycles window);
+  // Bytes transferred in window k so far (0 for a window nothing reached, or when not recording).
+  [[nodiscard]] double window_bytes(std::int64_t k) const;
+  [[nodiscard]] Cycles window() const { return window_; }
+
   [[nodiscard]] const TransferRate& rate() const { return rate_; }
   [[nodiscard]] Cycles latency() const { return latency_; }
   [[nodiscard]] const StatRegistry& stats() const { return stats_; }
 
  private:
+  // Adds a transfer of `bytes` starting at cycle + fraction / rate_.bytes and lasting `units`
+  // / rate_.bytes cycles to the windows it overlaps.
+  void spread_over_windows(std::int64_t cycle, std::int64_t fraction, std::int64_t units,
+                           std::int64_t bytes);
+
   TransferRate rate_;
   Cycles latency_;
   // End of the last transfer: free_cycle_ + free_fraction_ / rate_.bytes cycles.
   std::int64_t free_cycle_ = 0;
   std::int64_t free_fraction_ = 0;  // in [0, rate_.bytes)
+  Cycles window_;                   // 0: windows not recorded
+  std::vector<double> window_bytes_;
   StatRegistry stats_;
   StatId requests_;
   StatId bytes_;

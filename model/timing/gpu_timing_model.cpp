@@ -1,12 +1,14 @@
 #include "model/timing/gpu_timing_model.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/common/input_error.h"
 #include "model/timing/coalescer.h"
 #include "model/timing/core_counters.h"
+#include "model/timing/dram_counter.h"
 #include "model/timing/launch_replay.h"
 #include "model/timing/memory_hierarchy.h"
 #include "model/timing/op_costs.h"
@@ -46,6 +48,10 @@ double hit_rate(const std::vector<StatRecord>& records, const std::string& level
 GpuTimingModel::GpuTimingModel(const model::DeviceSpec& device, TimingOptions options)
     : device_(device), options_(options) {
   check_spec(device_);
+  if (options_.counter_window < Cycles(1)) {
+    throw InputError("timing options: counter_window must be at least 1 cycle (got " +
+                     std::to_string(options_.counter_window.count()) + ")");
+  }
   OpCosts check_pipes(device_.pipes);  // validates the pipe timings
   (void)check_pipes;
 }
@@ -61,6 +67,8 @@ TimingResult GpuTimingModel::run(std::span<const LaunchInput> launches,
     banks.push_back(make_threadgroup_memory_banks(device_.threadgroup_memory));
   }
   CoreCounters counters;
+  std::optional<DramCounter> dram_counter;
+  if (sink != nullptr) dram_counter.emplace(memory.dram_channel(), options_.counter_window, *sink);
   const ReplayDevice replay_device{.gpu = gpu,
                                    .threadgroup_memory = device_.threadgroup_memory,
                                    .costs = &costs,
@@ -68,8 +76,10 @@ TimingResult GpuTimingModel::run(std::span<const LaunchInput> launches,
                                    .coalescer = &coalescer,
                                    .banks = &banks,
                                    .counters = &counters,
-                                   .policy = options_.issue_policy,
-                                   .sink = sink};
+                                   .policy = options_.issue_policy.value_or(gpu.issue_policy),
+                                   .sink = sink,
+                                   .dram_counter = dram_counter ? &*dram_counter : nullptr,
+                                   .batch_alu_runs = options_.batch_alu_runs};
   const Cycles dispatch_overhead =
       cycles_ceil_from_seconds(device_.dispatch.dispatch_overhead_s, gpu);
   const Cycles command_buffer_overhead =
@@ -103,6 +113,7 @@ TimingResult GpuTimingModel::run(std::span<const LaunchInput> launches,
     result.launches.push_back(std::move(launch));
   }
   result.total_cycles = now;
+  if (dram_counter) dram_counter->finish(now);
   result.seconds = to_seconds(now, gpu);
   const std::int64_t dram_bytes = memory.dram().stats().value("bytes");
   result.achieved_flops_per_s = result.seconds > 0 ? flops / result.seconds : 0.0;
@@ -117,12 +128,18 @@ TimingResult GpuTimingModel::run(std::span<const LaunchInput> launches,
   std::int64_t tgm_busy = 0;
   for (const auto& b : banks) tgm_busy += b->stats().value("busy_cycles");
   double link = 0;
-  for (int core = 0; core < gpu.cores; ++core) link += memory.link(core).utilization(now);
+  double l1 = 0;
+  for (int core = 0; core < gpu.cores; ++core) {
+    link += memory.link(core).utilization(now);
+    l1 += memory.l1_port_utilization(core, now);
+  }
   result.utilization = UnitUtilization{
       .alu = ratio(counters.registry.value(counters.alu_instructions), scheduler_cycles),
       .matrix = ratio(counters.registry.value(counters.matrix_pipe_cycles), scheduler_cycles),
       .threadgroup_memory = ratio(tgm_busy, cycles * gpu.cores),
+      .l1 = now.count() > 0 ? l1 / gpu.cores : 0.0,
       .core_link = now.count() > 0 ? link / gpu.cores : 0.0,
+      .l2 = now.count() > 0 ? memory.l2_port_utilization(now) : 0.0,
       .dram = now.count() > 0 ? memory.dram().utilization(now) : 0.0};
 
   // Counters for writers.

@@ -88,6 +88,8 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
   free_slots_.assign(static_cast<std::size_t>(cores_), resident_);
   resident_sgs_.assign(static_cast<std::size_t>(cores_), 0);
   tgm_free_.assign(static_cast<std::size_t>(cores_), Cycles(0));
+  tgm_next_.assign(static_cast<std::size_t>(cores_), 0);
+  tgm_grant_.assign(static_cast<std::size_t>(cores_), -1);
   core_wake_.assign(static_cast<std::size_t>(cores_), kNever);
   std::vector<EndEvent> storage;
   storage.reserve(tgs_.size() + 1);
@@ -154,6 +156,7 @@ LaunchResult LaunchReplay::run() {
       Cycles& core_wake = core_wake_[static_cast<std::size_t>(core)];
       if (core_wake <= t) {
         core_wake = kNever;
+        tgm_grant_[static_cast<std::size_t>(core)] = grant_threadgroup_memory(core, t);
         for (int k = 0; k < schedulers_; ++k) {
           Scheduler& s = scheduler(core, k);
           if (s.wake <= t && s.last_issue != t) try_issue(core, k, t);
@@ -292,12 +295,13 @@ void LaunchReplay::end_threadgroup(int core, int slot) {
   --active_threadgroups_;
   resident_sgs_[static_cast<std::size_t>(core)] -= sgs_per_tg_;
   if (device_.sink != nullptr) {
+    // DRAM windows that ended by now are final; sending them at threadgroup ends keeps the
+    // order of sink calls independent of which other cycles the replay visits.
+    if (device_.dram_counter != nullptr) device_.dram_counter->advance(group.end);
     device_.sink->on_threadgroup(launch_index_, core, slot, group.threadgroup, group.begin,
                                  group.end);
     device_.sink->on_counter(TimingCounter::kResidentSimdgroups, core, group.end,
                              resident_sgs_[static_cast<std::size_t>(core)]);
-    device_.sink->on_counter(TimingCounter::kDramBytes, -1, group.end,
-                             device_.memory->dram().stats().value("bytes"));
   }
 }
 

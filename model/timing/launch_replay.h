@@ -7,8 +7,9 @@
 //   threadgroup slots (ties: lowest core index), lowest free slot first, in the cycle a slot
 //   frees up. Simdgroup slot l of a core is bound to scheduler l mod schedulers_per_core.
 // - A scheduler issues at most one instruction per cycle, from the ready simdgroup chosen by the
-//   issue policy. An op is ready when the previous op of its simdgroup issued in an earlier
-//   cycle, its `dep` op has completed, and its pipe accepts it.
+//   issue policy. The core's threadgroup-memory pipe, when free, is granted round robin among
+//   the schedulers whose choice is a threadgroup-memory op. An op is ready when the previous op of
+//   its simdgroup issued in an earlier cycle, its `dep` op has completed, and its pipe accepts it.
 // - Time advances event to event: a scheduler with no ready simdgroup sleeps until the earliest
 //   cycle one can be ready, so fully stalled spans cost no work. Nothing is allocated in the loop.
 // Deterministic: cores, schedulers and events are visited in a fixed order.
@@ -22,6 +23,7 @@
 #include "model/device/device_spec.h"
 #include "model/timing/coalescer.h"
 #include "model/timing/core_counters.h"
+#include "model/timing/dram_counter.h"
 #include "model/timing/memory_hierarchy.h"
 #include "model/timing/op_costs.h"
 #include "model/timing/threadgroup_memory_banks.h"
@@ -40,7 +42,9 @@ struct ReplayDevice {
   std::vector<std::unique_ptr<ThreadgroupMemoryBanks>>* banks = nullptr;  // one per core
   CoreCounters* counters = nullptr;
   IssuePolicy policy = IssuePolicy::kOldestFirst;
-  TimingEventSink* sink = nullptr;  // optional
+  TimingEventSink* sink = nullptr;      // optional
+  DramCounter* dram_counter = nullptr;  // with a sink: the windowed DRAM counter
+  bool batch_alu_runs = true;           // TimingOptions::batch_alu_runs
 };
 
 class LaunchReplay {
@@ -123,7 +127,28 @@ class LaunchReplay {
   // Schedulers.
   void try_issue(int core, int scheduler, Cycles t);
   [[nodiscard]] Cycles eligible(const SimdgroupSlot& sg, int core, const Scheduler& s) const;
+  // The simdgroup scheduler k of `core` would issue at t (-1: none) under the issue policy;
+  // `earliest` receives the first cycle one of its simdgroups may become eligible otherwise.
+  // A threadgroup-memory op is eligible at t only when `tgm_granted`.
+  int select(int core, int k, Cycles t, bool tgm_granted, Cycles& earliest);
+  // Round-robin grant of the core's shared threadgroup-memory pipe at t: the first scheduler,
+  // from tgm_next_, whose choice at t is a threadgroup-memory op; -1 if none.
+  int grant_threadgroup_memory(int core, Cycles t);
   void issue(int core, int scheduler, int local, Cycles t);
+  // Issue ahead (launch_replay_runs.cpp). After `local` issued at t, issues at once its
+  // following compute instructions (ALU runs, SIMD collectives, matrix ops) that the scheduler
+  // would issue anyway, each at the cycle it becomes eligible, while no other simdgroup of the
+  // scheduler can become eligible first. Stops before memory ops, barriers and the trace's
+  // last instruction (those affect other simdgroups). Same results as one step per cycle.
+  void issue_ahead(int core, int scheduler, int local, Cycles t);
+  // Issues the instructions of the current ALU run but its last, one per `throughput` (at
+  // least 1) cycles after `t`, all before `horizon`, in O(1) when there is no event sink.
+  void batch_alu_run(int core, int scheduler, int local, Cycles t, Cycles throughput,
+                     Cycles horizon);
+  // Earliest cycle at which another simdgroup of the scheduler may become eligible, given that
+  // `local` issues only compute instructions until then: `t` if that cannot be bounded (a slot
+  // that a dispatch may refill, a simdgroup of another threadgroup held at a barrier).
+  [[nodiscard]] Cycles alu_run_horizon(int core, int scheduler, int local, Cycles t) const;
   void prepare_next(int core, int local, Cycles order_ready);
   void finish_simdgroup(int core, int local, Cycles end);
   void arrive_at_barrier(int core, int local, Cycles t);
@@ -144,6 +169,12 @@ class LaunchReplay {
 
   SimdgroupSlot& sg(int core, int local) {
     return sgs_[static_cast<std::size_t>(core * slots_per_core_ + local)];
+  }
+  [[nodiscard]] const SimdgroupSlot& sg(int core, int local) const {
+    return sgs_[static_cast<std::size_t>(core * slots_per_core_ + local)];
+  }
+  [[nodiscard]] const Scheduler& scheduler(int core, int k) const {
+    return scheds_[static_cast<std::size_t>(core * schedulers_ + k)];
   }
   ThreadgroupSlot& tg(int core, int slot) {
     return tgs_[static_cast<std::size_t>(core * resident_ + slot)];
@@ -181,6 +212,8 @@ class LaunchReplay {
   std::vector<int> free_slots_;    // per core
   std::vector<int> resident_sgs_;  // per core
   std::vector<Cycles> tgm_free_;   // per core: threadgroup-memory pipe free from
+  std::vector<int> tgm_next_;      // per core: scheduler first in line for the pipe (round robin)
+  std::vector<int> tgm_grant_;     // per core: scheduler granted the pipe in the current cycle
   std::vector<Cycles> core_wake_;  // per core: earliest wake of its schedulers
   std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
   std::vector<LaneAccess> lanes_;  // scratch for one chunk of an op's accesses

@@ -40,28 +40,63 @@ Cycles LaunchReplay::eligible(const SimdgroupSlot& g, int core, const Scheduler&
   return g.ready_at;
 }
 
-void LaunchReplay::try_issue(int core, int k, Cycles t) {
-  Scheduler& s = scheduler(core, k);
+int LaunchReplay::select(int core, int k, Cycles t, bool tgm_granted, Cycles& earliest) {
+  const Scheduler& s = scheduler(core, k);
+  earliest = kNever;
   int best = -1;
-  if (device_.policy == IssuePolicy::kGreedyThenOldest && s.last_issued >= 0) {
-    const SimdgroupSlot& g = sg(core, s.last_issued);
-    if (g.live && !g.blocked && eligible(g, core, s) <= t) best = s.last_issued;
-  }
-  Cycles earliest = kNever;
-  if (best < 0) {
-    std::uint64_t best_age = std::numeric_limits<std::uint64_t>::max();
-    for (int local = k; local < slots_per_core_; local += schedulers_) {
-      const SimdgroupSlot& g = sg(core, local);
-      if (!g.live || g.blocked) continue;
-      const Cycles e = eligible(g, core, s);
-      if (e > t) {
-        earliest = std::min(earliest, e);
-      } else if (g.age < best_age) {
-        best_age = g.age;
-        best = local;
-      }
+  int best_tgm = -1;  // oldest eligible threadgroup-memory op (only with the grant)
+  std::uint64_t best_age = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t best_tgm_age = best_age;
+  for (int local = k; local < slots_per_core_; local += schedulers_) {
+    const SimdgroupSlot& g = sg(core, local);
+    if (!g.live || g.blocked) continue;
+    Cycles e = eligible(g, core, s);
+    const bool tgm = g.pipe == Pipe::kThreadgroupMemory;
+    // Without the grant a threadgroup-memory op waits at least until the next cycle.
+    if (tgm && !tgm_granted && e <= t) e = t + Cycles(1);
+    if (e > t) {
+      earliest = std::min(earliest, e);
+      continue;
+    }
+    if (g.age < best_age) {
+      best_age = g.age;
+      best = local;
+    }
+    if (tgm && g.age < best_tgm_age) {
+      best_tgm_age = g.age;
+      best_tgm = local;
     }
   }
+  // The grant of the shared pipe takes precedence over the issue policy.
+  if (best_tgm >= 0) return best_tgm;
+  if (device_.policy == IssuePolicy::kGreedyThenOldest && s.last_issued >= 0 && best >= 0) {
+    const SimdgroupSlot& g = sg(core, s.last_issued);
+    if (g.live && !g.blocked && g.pipe != Pipe::kThreadgroupMemory && eligible(g, core, s) <= t) {
+      return s.last_issued;
+    }
+  }
+  return best;
+}
+
+int LaunchReplay::grant_threadgroup_memory(int core, Cycles t) {
+  if (tgm_free_[static_cast<std::size_t>(core)] > t) return -1;
+  const int first = tgm_next_[static_cast<std::size_t>(core)];
+  for (int i = 0; i < schedulers_; ++i) {
+    const int k = (first + i) % schedulers_;
+    const Scheduler& s = scheduler(core, k);
+    if (s.wake > t || s.last_issue == t) continue;
+    for (int local = k; local < slots_per_core_; local += schedulers_) {
+      const SimdgroupSlot& g = sg(core, local);
+      if (g.live && !g.blocked && g.pipe == Pipe::kThreadgroupMemory && g.ready_at <= t) return k;
+    }
+  }
+  return -1;
+}
+
+void LaunchReplay::try_issue(int core, int k, Cycles t) {
+  Scheduler& s = scheduler(core, k);
+  Cycles earliest = kNever;
+  const int best = select(core, k, t, tgm_grant_[static_cast<std::size_t>(core)] == k, earliest);
   if (best < 0) {
     s.wake = earliest;
     return;
@@ -70,6 +105,7 @@ void LaunchReplay::try_issue(int core, int k, Cycles t) {
   s.last_issued = best;
   s.wake = t + Cycles(1);
   issue(core, k, best, t);
+  if (device_.batch_alu_runs) issue_ahead(core, k, best, t);
 }
 
 void LaunchReplay::issue(int core, int k, int local, Cycles t) {
@@ -308,6 +344,8 @@ Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
     remaining -= n;
   }
   tgm_free_[static_cast<std::size_t>(core)] = t + busy;
+  tgm_next_[static_cast<std::size_t>(core)] =
+      (tgm_grant_[static_cast<std::size_t>(core)] + 1) % schedulers_;
   // The first bank pass returns after the latency; each further pass adds one cycle.
   return t + Cycles(device_.threadgroup_memory.latency_cycles) + std::max(busy, Cycles(1)) -
          Cycles(1);

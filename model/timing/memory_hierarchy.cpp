@@ -62,6 +62,22 @@ MemoryHierarchy::MemoryHierarchy(const model::MemorySpec& memory, const model::G
     l1_.push_back(make_level(memory.l1, WritePolicy::kWriteThroughNoAllocate, "memory.l1"));
     links_.emplace_back(link_rate, Cycles(0));
   }
+  // Ports: 0 = not modelled; a negative rate is an error.
+  const auto port_rate = [](double bytes_per_cycle, const std::string& what) {
+    if (bytes_per_cycle < 0) {
+      throw InputError(what + " must not be negative (got " + std::to_string(bytes_per_cycle) +
+                       ")");
+    }
+    return TransferRate::from_bytes_per_cycle(bytes_per_cycle, what);
+  };
+  if (memory.l1_bytes_per_cycle != 0) {
+    const TransferRate l1_rate = port_rate(memory.l1_bytes_per_cycle, "memory.l1_bytes_per_cycle");
+    for (int core = 0; core < gpu.cores; ++core) l1_ports_.emplace_back(l1_rate, Cycles(0));
+  }
+  if (memory.l2_bytes_per_cycle != 0) {
+    l2_port_.emplace_back(port_rate(memory.l2_bytes_per_cycle, "memory.l2_bytes_per_cycle"),
+                          Cycles(0));
+  }
   loads_ = stats_.add_counter("loads", "line requests", "line loads from all cores");
   stores_ = stats_.add_counter("stores", "line requests", "line stores from all cores");
   for (const MemoryLevel level :
@@ -96,7 +112,7 @@ MemoryAccessResult MemoryHierarchy::access(int core, Cycles cycle, std::uint64_t
     // Write-through L1 (updates a present line, no allocation); the store is served by L2.
     stats_.increment(stores_);
     l1.cache->access(address, true);
-    const Cycles link_done = link.request(cycle, line_bytes_);
+    const Cycles link_done = later(link.request(cycle, line_bytes_), through_l2_port(cycle));
     const CacheAccessResult in_l2 = l2_.cache->access(address, true);
     result = {later(cycle + l2_.hit_latency, link_done), MemoryLevel::kL2};
     if (!in_l2.hit) {
@@ -108,16 +124,34 @@ MemoryAccessResult MemoryHierarchy::access(int core, Cycles cycle, std::uint64_t
   } else {
     stats_.increment(loads_);
     const CacheAccessResult in_l1 = l1.cache->access(address, false);
+    const Cycles l1_done =
+        l1_ports_.empty() ? cycle
+                          : l1_ports_[static_cast<std::size_t>(core)].request(cycle, line_bytes_);
     if (in_l1.hit) {
-      result = {hit_ready(l1, in_l1.frame, cycle + l1.hit_latency), MemoryLevel::kL1};
+      result = {hit_ready(l1, in_l1.frame, later(cycle + l1.hit_latency, l1_done)),
+                MemoryLevel::kL1};
     } else {
-      const Cycles link_done = link.request(cycle, line_bytes_);
+      // The line crosses the link and the L2 port, and reaches the core through the L1 port.
+      const Cycles link_done =
+          later(later(link.request(cycle, line_bytes_), through_l2_port(cycle)), l1_done);
       result = read_below_l1(cycle, address, link_done);
       l1.fill_ready[static_cast<std::size_t>(in_l1.frame)] = result.ready;
     }
   }
   stats_.increment(served_[static_cast<std::size_t>(result.served_by)]);
   return result;
+}
+
+Cycles MemoryHierarchy::through_l2_port(Cycles cycle) {
+  return l2_port_.empty() ? cycle : l2_port_.front().request(cycle, line_bytes_);
+}
+
+double MemoryHierarchy::l1_port_utilization(int core, Cycles elapsed) const {
+  return l1_ports_.empty() ? 0.0 : l1_ports_[static_cast<std::size_t>(core)].utilization(elapsed);
+}
+
+double MemoryHierarchy::l2_port_utilization(Cycles elapsed) const {
+  return l2_port_.empty() ? 0.0 : l2_port_.front().utilization(elapsed);
 }
 
 MemoryAccessResult MemoryHierarchy::read_below_l1(Cycles cycle, std::uint64_t address,
@@ -175,6 +209,14 @@ void MemoryHierarchy::append_records(std::string_view prefix, std::vector<StatRe
   l2_.cache->stats().append_records(p + "l2.", out);
   slc_.cache->stats().append_records(p + "slc.", out);
   link_total.append_records(p + "core_link.", out);
+  if (!l1_ports_.empty()) {
+    StatRegistry port_total = l1_ports_.front().stats();
+    for (std::size_t core = 1; core < l1_ports_.size(); ++core) {
+      port_total.accumulate(l1_ports_[core].stats());
+    }
+    port_total.append_records(p + "l1_port.", out);
+  }
+  if (!l2_port_.empty()) l2_port_.front().stats().append_records(p + "l2_port.", out);
   dram_.stats().append_records(p + "dram.", out);
 }
 

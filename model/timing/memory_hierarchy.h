@@ -9,6 +9,11 @@
 // - Every request that leaves the L1 (L1 misses and all stores) crosses the core's link to
 //   L2 (core_to_l2_bytes_per_cycle, a BandwidthChannel with no latency of its own); the data
 //   is ready no earlier than the link has moved the line.
+// - Ports: every load passes its core's L1 port (memory.l1_bytes_per_cycle, per core) and every
+//   request that reaches L2 (L1 load misses and all stores) passes the shared L2 port
+//   (memory.l2_bytes_per_cycle); both are BandwidthChannels without latency, charged at the
+//   issue cycle like the link, and the data is ready no earlier than they have moved the line.
+//   A rate of 0 means the port is not modelled (no limit, no counters).
 // - Each cache frame remembers when its line's fill completes; a hit on a line still in flight
 //   is ready no earlier than that (a merge with the outstanding miss).
 // - L1: write-through, no write-allocate. L2 and SLC: write-back, write-allocate without fetch.
@@ -62,13 +67,20 @@ class MemoryHierarchy {
   [[nodiscard]] const Cache& l2() const { return *l2_.cache; }
   [[nodiscard]] const Cache& slc() const { return *slc_.cache; }
   [[nodiscard]] const BandwidthChannel& dram() const { return dram_; }
+  // The DRAM channel, for observers that record its transfers (DramCounter).
+  [[nodiscard]] BandwidthChannel& dram_channel() { return dram_; }
   [[nodiscard]] const BandwidthChannel& link(int core) const {
     return links_[static_cast<std::size_t>(core)];
   }
   [[nodiscard]] const StatRegistry& stats() const { return stats_; }
+  // Fraction of [0, elapsed) the core's L1 port transferred (0 when not modelled).
+  [[nodiscard]] double l1_port_utilization(int core, Cycles elapsed) const;
+  // Fraction of [0, elapsed) the shared L2 port transferred (0 when not modelled).
+  [[nodiscard]] double l2_port_utilization(Cycles elapsed) const;
 
   // All counters for writers: "<prefix>" own counters, then l1 (summed over cores), l2, slc,
-  // core_link (summed over cores) and dram, e.g. "memory.l2.read_hits".
+  // core_link (summed over cores), l1_port (summed over cores) and l2_port when modelled, and
+  // dram, e.g. "memory.l2.read_hits".
   void append_records(std::string_view prefix, std::vector<StatRecord>& out) const;
 
  private:
@@ -81,6 +93,8 @@ class MemoryHierarchy {
 
   static Level make_level(const model::CacheSpec& spec, WritePolicy policy,
                           const std::string& name);
+  // Completion of a line's transfer through the L2 port issued at `cycle` (`cycle` if none).
+  Cycles through_l2_port(Cycles cycle);
   // Read of a line that missed L1: L2, then SLC, then DRAM; returns ready cycle and level.
   MemoryAccessResult read_below_l1(Cycles cycle, std::uint64_t address, Cycles link_done);
   // Ready cycle of a hit in `level` at `frame`: no earlier than `earliest` nor the frame's fill.
@@ -95,6 +109,8 @@ class MemoryHierarchy {
   Level l2_;
   Level slc_;
   std::vector<BandwidthChannel> links_;
+  std::vector<BandwidthChannel> l1_ports_;  // one per core; empty when not modelled
+  std::vector<BandwidthChannel> l2_port_;   // one, or empty when not modelled
   BandwidthChannel dram_;
   StatRegistry stats_;
   StatId loads_;

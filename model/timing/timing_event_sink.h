@@ -23,7 +23,9 @@ namespace marlin::timing {
 
 enum class TimingCounter : std::uint8_t {
   kResidentSimdgroups,  // per core: simdgroups of resident threadgroups (simdgroups)
-  kDramBytes,           // whole device (core = -1): DRAM bytes moved since the run began (bytes)
+  // Whole device (core = -1): DRAM bytes transferred before cycle `at` since the run began
+  // (bytes), at window boundaries where the rate changes and at the end (DramCounter).
+  kDramBytes,
 };
 
 class TimingEventSink {

@@ -7,9 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "model/device/device_spec.h"
 #include "model/timing/cycles.h"
 #include "model/timing/stall_class.h"
 #include "model/timing/stats.h"
@@ -26,14 +28,18 @@ struct LaunchInput {
   bool new_command_buffer = false;  // also pay dispatch.command_buffer_overhead_s
 };
 
-// How a scheduler picks among its ready simdgroups.
-enum class IssuePolicy : std::uint8_t {
-  kOldestFirst,       // the ready simdgroup resident longest (dispatch order, then slot)
-  kGreedyThenOldest,  // the simdgroup that issued last, if ready; otherwise oldest first
-};
+// How a scheduler picks among its ready simdgroups (the profile's gpu.issue_policy).
+using IssuePolicy = model::IssuePolicy;
 
 struct TimingOptions {
-  IssuePolicy issue_policy = IssuePolicy::kOldestFirst;
+  // Overrides the profile's gpu.issue_policy when set.
+  std::optional<IssuePolicy> issue_policy;
+  // Window of the DRAM counter sent to an event sink (core cycles, at least 1).
+  Cycles counter_window = Cycles(1000);
+  // Replay speed only: issue the instructions of an ALU run in one step when no other
+  // simdgroup of the scheduler can issue before them. The results are the same either way
+  // (tests compare both).
+  bool batch_alu_runs = true;
 };
 
 // Per-launch results.
@@ -66,7 +72,9 @@ struct UnitUtilization {
   double alu = 0;                 // ALU + SIMD-collective instructions / scheduler issue slots
   double matrix = 0;              // FP-pipe cycles held by matrix multiplies / scheduler cycles
   double threadgroup_memory = 0;  // threadgroup-memory pipe busy cycles / core cycles
+  double l1 = 0;                  // L1 transfer time / core cycles, averaged over cores
   double core_link = 0;           // L1<->L2 link transfer time / core cycles
+  double l2 = 0;                  // shared L2 transfer time / cycles
   double dram = 0;                // DRAM channel transfer time / cycles
   friend bool operator==(const UnitUtilization&, const UnitUtilization&) = default;
 };

@@ -30,9 +30,10 @@ inline json dynamic_profile() {
   json profile;
   profile["name"] = "dev";
   profile["description"] = "test device";
-  profile["gpu"] = {{"family", leaf("apple9", "vendor")}, {"cores", leaf(10, "vendor")},
-                    {"clock", leaf("1 GHz", "measured")}, {"simd_width", leaf(32)},
-                    {"schedulers_per_core", leaf(4)},     {"alu_lanes_per_core", leaf(128)}};
+  profile["gpu"] = {{"family", leaf("apple9", "vendor")},  {"cores", leaf(10, "vendor")},
+                    {"clock", leaf("1 GHz", "measured")},  {"simd_width", leaf(32)},
+                    {"schedulers_per_core", leaf(4)},      {"alu_lanes_per_core", leaf(128)},
+                    {"issue_policy", leaf("oldest_first")}};
   profile["limits"] = {
       {"max_threads_per_threadgroup", leaf(1024)},    {"max_threadgroup_memory", leaf("32 KiB")},
       {"threadgroup_memory_alignment", leaf("16 B")}, {"max_registers_per_thread", leaf(128)},
@@ -65,16 +66,22 @@ inline json dynamic_profile() {
                                    {"latency", leaf("20 cycles")},
                                    {"threadgroup_barrier", leaf("40 cycles")},
                                    {"simdgroup_barrier", leaf("3 cycles")}};
-  const auto cache = [](const char* size, const char* line, int ways, const char* latency) {
+  const auto cache = [](const char* size, const char* line, int ways, const char* latency,
+                        double bytes_per_cycle) {
     return json{{"size", leaf(size)},
                 {"line", leaf(line)},
                 {"associativity", leaf(ways)},
-                {"hit_latency", leaf(latency)}};
+                {"hit_latency", leaf(latency)},
+                {"bytes_per_cycle", leaf(bytes_per_cycle)}};
   };
-  profile["memory"] = {
-      {"l1", cache("16 KiB", "64 B", 8, "50 cycles")}, {"l2", cache("1 MiB", "128 B", 8, "150 ns")},
-      {"slc", cache("8 MiB", "128 B", 16, "300 ns")},  {"core_to_l2_bytes_per_cycle", leaf(16.5)},
-      {"dram_bandwidth", leaf("100 GB/s", "vendor")},  {"dram_latency", leaf("500 ns")}};
+  auto slc = cache("8 MiB", "128 B", 16, "300 ns", 1);
+  slc.erase("bytes_per_cycle");  // the SLC has no port of its own
+  profile["memory"] = {{"l1", cache("16 KiB", "64 B", 8, "50 cycles", 48)},
+                       {"l2", cache("1 MiB", "128 B", 8, "150 ns", 256.5)},
+                       {"slc", slc},
+                       {"core_to_l2_bytes_per_cycle", leaf(16.5)},
+                       {"dram_bandwidth", leaf("100 GB/s", "vendor")},
+                       {"dram_latency", leaf("500 ns")}};
   profile["dispatch"] = {{"dispatch_overhead", leaf("3 us")},
                          {"command_buffer_overhead", leaf("20 us", "measured")}};
   return profile;

@@ -38,6 +38,10 @@ TEST_P(CalibrationSelfTest, MeasuresEveryParameterWithinFivePercent) {
                              100 * r.relative_error, r.measurable ? "" : "(not measurable)");
     if (r.measurable) {
       EXPECT_LE(r.relative_error, kTolerance) << device.name << " " << r.name;
+      if (r.name == "threadgroup_memory.bytes_per_cycle") {
+        // Idle pipe cycles only lose bandwidth: the pipe never exceeds the profile's rate.
+        EXPECT_LE(r.measured_value, r.profile_value) << device.name;
+      }
       continue;
     }
     EXPECT_FALSE(r.note.empty()) << r.name;
@@ -48,10 +52,6 @@ TEST_P(CalibrationSelfTest, MeasuresEveryParameterWithinFivePercent) {
       EXPECT_NEAR(r.measured_value, timing->throughput_cycles,
                   kTolerance * timing->throughput_cycles)
           << device.name << " " << r.name;
-    } else if (r.name == "threadgroup_memory.bytes_per_cycle") {
-      // Starved simdgroups only lose pipe cycles: the pipe never exceeds the profile's rate.
-      EXPECT_LE(r.measured_value, r.profile_value) << device.name;
-      EXPECT_GE(r.measured_value, 0.85 * r.profile_value) << device.name;
     } else {
       ADD_FAILURE() << device.name << " " << r.name << " unexpectedly not measurable: " << r.note;
     }

@@ -401,3 +401,57 @@ TEST(ChromeTraceTimestampTest, NanosecondsFromTheDeviceClock) {
 
 }  // namespace
 }  // namespace marlin::timing
+
+namespace marlin::timing {
+namespace {
+
+// The DRAM-bound stream of memory_timing_test (one simdgroup, 64 cold lines, DRAM 32 B/cycle =
+// 4 cycles a line, latency 100; the run ends at 356) with a 100-cycle counter window.
+// Transfers: line k in [4(k - 1), 4k). Window [0, 100): lines 1-25 = 3,200 B; [100, 200):
+// lines 26-50 = 3,200 B; [200, 300): lines 51-64 = 1,792 B; [300, 356): nothing.
+// Boundary 100 is left out (same bytes on both sides); 200 is sent (6,400 B before it); the
+// partial window starts at 300 (8,192 B before it, rate 0); the last sample is the end, 356.
+TEST(DramCounterTest, SampledOverFixedWindows) {
+  sim::LaunchTrace launch = testing::launch_of(1, 32);
+  sim::SimdgroupTrace& sg = testing::add_simdgroup(launch, 0, 0);
+  add_memory_op(sg, OpClass::kDeviceLoad, 0, 0, 128, 4);
+  add_memory_op(sg, OpClass::kDeviceLoad, 1, 0, 128, 4);
+  const LaunchInput input = input_of(launch);
+  const GpuTimingModel model(testing::test_device(), TimingOptions{.issue_policy = std::nullopt,
+                                                                   .counter_window = Cycles(100)});
+  RecordingSink recording;
+  ASSERT_EQ(model.run(input, &recording).total_cycles, Cycles(356));
+  std::vector<std::pair<std::int64_t, std::int64_t>> dram;
+  for (const testing::CounterSample& c : recording.counters) {
+    if (c.counter == TimingCounter::kDramBytes) dram.push_back({c.at, c.value});
+  }
+  const std::vector<std::pair<std::int64_t, std::int64_t>> expected = {
+      {200, 6400}, {300, 8192}, {356, 8192}};
+  EXPECT_EQ(dram, expected);
+
+  // In the file (1 GHz: 1 cycle = 1 ns): 6,400 B / 200 ns = 32 GB/s from 0; 1,792 B / 100 ns =
+  // 17.92 GB/s from 0.2 us; 0 from 0.3 us; the last sample, at 0.356 us, drops to 0.
+  ChromeTraceSink sink(testing::test_device().gpu, std::span<const LaunchInput>(&input, 1));
+  (void)model.run(input, &sink);
+  std::vector<std::pair<std::int64_t, double>> samples;
+  for (const nlohmann::json& c : parse(sink).counters) {
+    if (c.at("name") == "DRAM bandwidth") {
+      samples.push_back({to_ns(c.at("ts")), c.at("args").at("GB/s").get<double>()});
+    }
+  }
+  ASSERT_EQ(samples.size(), 4U);
+  EXPECT_EQ(samples[0], (std::pair<std::int64_t, double>{0, 32.0}));
+  EXPECT_EQ(samples[1].first, 200);
+  EXPECT_DOUBLE_EQ(samples[1].second, 17.92);
+  EXPECT_EQ(samples[2], (std::pair<std::int64_t, double>{300, 0.0}));
+  EXPECT_EQ(samples[3], (std::pair<std::int64_t, double>{356, 0.0}));
+}
+
+TEST(DramCounterTest, WindowMustBePositive) {
+  EXPECT_THROW(GpuTimingModel(testing::test_device(), TimingOptions{.issue_policy = std::nullopt,
+                                                                    .counter_window = Cycles(0)}),
+               InputError);
+}
+
+}  // namespace
+}  // namespace marlin::timing

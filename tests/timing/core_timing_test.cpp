@@ -186,6 +186,16 @@ TEST(CoreTimingTest, GreedyThenOldestStaysWithTheLastIssuer) {
   EXPECT_EQ(model.run(input_of(launch)).total_cycles, Cycles(11));
 }
 
+TEST(CoreTimingTest, IssuePolicyComesFromTheProfileUnlessOverridden) {
+  const sim::LaunchTrace launch = policy_launch();
+  model::DeviceSpec device = testing::test_device();
+  device.gpu.issue_policy = IssuePolicy::kGreedyThenOldest;
+  // The profile's greedy policy: 11 cycles as above; the option overrides it back to 10.
+  EXPECT_EQ(GpuTimingModel(device).run(input_of(launch)).total_cycles, Cycles(11));
+  const GpuTimingModel oldest(device, TimingOptions{.issue_policy = IssuePolicy::kOldestFirst});
+  EXPECT_EQ(oldest.run(input_of(launch)).total_cycles, Cycles(10));
+}
+
 TEST(CoreTimingTest, BarrierDoesNotWaitForAFinishedSimdgroup) {
   sim::LaunchTrace launch = launch_of(1, 64);
   add_simdgroup(launch, 0, 0).ops = {alu_op(AluKind::kFp32Fma, 1),

@@ -142,6 +142,58 @@ TEST(MemoryHierarchyTest, CoreLinkBandwidthLimitsL2Hits) {
   EXPECT_EQ(memory.link(1).stats().value("requests"), 3);
 }
 
+TEST(MemoryHierarchyTest, SharedL2PortLimitsBothCores) {
+  TinySpec spec;
+  spec.memory.l2_bytes_per_cycle = 64;  // 2 cycles a line, shared by the two cores
+  spec.memory.l2.hit_latency_cycles = 5;
+  MemoryHierarchy memory(spec.memory, spec.gpu);
+  // Warm L2 with A, B, C, D from core 1 (port [0, 8)); core 1's 2-line L1 keeps C and D.
+  for (const std::uint64_t line : {kA, kB, kC, kD}) memory.access(1, Cycles(0), line, false);
+  // At 1000 both cores miss their L1 and hit L2; each line holds the shared port 2 cycles in
+  // call order: [1000, 1002), [1002, 1004), ... The k-th (1-based) is ready at
+  // max(1000 + 5, 1000 + 2k); each core's own link (1 cycle a line) never limits.
+  expect_access(memory, 0, 1000, kA, false, 1005, MemoryLevel::kL2);  // max(1005, 1002)
+  expect_access(memory, 1, 1000, kA, false, 1005, MemoryLevel::kL2);  // max(1005, 1004)
+  expect_access(memory, 0, 1000, kB, false, 1006, MemoryLevel::kL2);
+  expect_access(memory, 1, 1000, kB, false, 1008, MemoryLevel::kL2);
+  expect_access(memory, 0, 1000, kC, false, 1010, MemoryLevel::kL2);
+  expect_access(memory, 0, 1000, kD, false, 1012, MemoryLevel::kL2);
+  // Stores pass the port too: [2000, 2002) -> max(2005, 2002); [2002, 2004); [2004, 2006).
+  expect_access(memory, 0, 2000, kA, true, 2005, MemoryLevel::kL2);
+  expect_access(memory, 0, 2000, kB, true, 2005, MemoryLevel::kL2);
+  expect_access(memory, 0, 2000, kC, true, 2006, MemoryLevel::kL2);
+  // 13 lines of 128 bytes = 1,664 bytes; at 64 B/cycle that is 26 busy cycles of 2,006.
+  EXPECT_DOUBLE_EQ(memory.l2_port_utilization(Cycles(2006)), 26.0 / 2006.0);
+  std::vector<StatRecord> records;
+  memory.append_records("memory.", records);
+  std::int64_t port_bytes = -1;
+  for (const StatRecord& r : records) {
+    if (r.name == "memory.l2_port.bytes") port_bytes = r.value;
+  }
+  EXPECT_EQ(port_bytes, 13 * 128);
+}
+
+TEST(MemoryHierarchyTest, L1PortLimitsHitsOfOneCore) {
+  TinySpec spec;
+  spec.memory.l1_bytes_per_cycle = 32;  // 4 cycles a line, per core
+  MemoryHierarchy memory(spec.memory, spec.gpu);
+  // Cold miss: port [0, 4); DRAM [0, 1) + 300 -> 301.
+  expect_access(memory, 0, 0, kA, false, 301, MemoryLevel::kDram);
+  // Four hits at 400: port [400, 404), [404, 408), [408, 412), [412, 416); latency 10.
+  expect_access(memory, 0, 400, kA, false, 410, MemoryLevel::kL1);  // max(410, 404)
+  expect_access(memory, 0, 400, kA, false, 410, MemoryLevel::kL1);  // max(410, 408)
+  expect_access(memory, 0, 400, kA, false, 412, MemoryLevel::kL1);
+  expect_access(memory, 0, 400, kA, false, 416, MemoryLevel::kL1);
+  // Core 1 has its own port: a miss served by L2 at 400 is not delayed by core 0's hits.
+  expect_access(memory, 1, 400, kA, false, 450, MemoryLevel::kL2);
+  // A store does not use the L1 port: the load after it at 500 finds the port idle.
+  memory.access(0, Cycles(500), kA, true);
+  expect_access(memory, 0, 500, kA, false, 510, MemoryLevel::kL1);
+  // Core 0's port moved 6 lines (768 bytes, 24 cycles) in 600 cycles.
+  EXPECT_DOUBLE_EQ(memory.l1_port_utilization(0, Cycles(600)), 24.0 / 600.0);
+  EXPECT_DOUBLE_EQ(memory.l1_port_utilization(1, Cycles(600)), 4.0 / 600.0);
+}
+
 TEST(MemoryHierarchyTest, DramBoundStreamOfDistinctLines) {
   // M4 Max-like DRAM (546 GB/s at 1.578 GHz = 91000 bytes per 263 cycles, latency 480) and a
   // link fast enough never to limit. 2000 distinct lines from one core at cycle 0 all miss;
@@ -234,6 +286,12 @@ TEST(MemoryHierarchyTest, RejectsInconsistentSpecs) {
   EXPECT_THROW(MemoryHierarchy(spec.memory, spec.gpu), InputError);
   spec = TinySpec{};
   spec.memory.dram_latency_cycles = -1;
+  EXPECT_THROW(MemoryHierarchy(spec.memory, spec.gpu), InputError);
+  spec = TinySpec{};
+  spec.memory.l1_bytes_per_cycle = -1;
+  EXPECT_THROW(MemoryHierarchy(spec.memory, spec.gpu), InputError);
+  spec = TinySpec{};
+  spec.memory.l2_bytes_per_cycle = -0.5;
   EXPECT_THROW(MemoryHierarchy(spec.memory, spec.gpu), InputError);
   spec = TinySpec{};
   MemoryHierarchy memory(spec.memory, spec.gpu);

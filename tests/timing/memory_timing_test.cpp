@@ -40,6 +40,27 @@ TEST(MemoryTimingTest, DramBoundStreamIsSetByBandwidth) {
   EXPECT_EQ(r.hit_rates.l1, 0.0);
 }
 
+TEST(MemoryTimingTest, StreamBoundByTheSharedL2Port) {
+  // Two threadgroups of one simdgroup, one per core, each load 32 distinct cold lines at
+  // cycle 0 (lane i reads 4 bytes at base + 128 i). The L2 port is narrowed to 16 B/cycle:
+  // 8 cycles a line, against DRAM's 32 B/cycle (4 cycles a line, latency 100) and each core
+  // link's 1024 B/cycle. Core 0 is visited first, so its lines are the first 32 in both queues.
+  model::DeviceSpec device = testing::test_device();
+  device.memory.l2_bytes_per_cycle = 16;
+  sim::LaunchTrace launch = launch_of(2, 32);
+  add_memory_op(add_simdgroup(launch, 0, 0), OpClass::kDeviceLoad, 0, 0, 128, 4);
+  add_memory_op(add_simdgroup(launch, 1, 0), OpClass::kDeviceLoad, 0, 4096, 128, 4);
+  const TimingResult r = GpuTimingModel(device).run(input_of(launch));
+  // Line k (1-based, over both cores) is ready at max(L2 port 8k, DRAM 4k + 100). Core 1's
+  // last line is k = 64: max(512, 356) = 512 (DRAM alone would give 356).
+  EXPECT_EQ(r.total_cycles, Cycles(512));
+  // 64 lines x 128 B / 16 B per cycle = 512 busy cycles of 512: the port never idles.
+  EXPECT_DOUBLE_EQ(r.utilization.l2, 1.0);
+  EXPECT_DOUBLE_EQ(r.utilization.l1, 0.0);  // the test device has no L1 port
+  // DRAM: 64 lines x 4 cycles = 256 of 512 cycles.
+  EXPECT_DOUBLE_EQ(r.utilization.dram, 0.5);
+}
+
 TEST(MemoryTimingTest, RepeatedLoadHitsL1) {
   sim::LaunchTrace launch = launch_of(1, 32);
   sim::SimdgroupTrace& sg = add_simdgroup(launch, 0, 0);
@@ -96,6 +117,44 @@ TEST(MemoryTimingTest, ThreadgroupMemoryPipeIsSharedByTheCore) {
   EXPECT_EQ(r.breakdown.total(), 2 * 2 * 73);
   // The pipe was busy 64 of 2 cores * 73 cycles.
   EXPECT_DOUBLE_EQ(r.utilization.threadgroup_memory, 64.0 / (2 * 73.0));
+}
+
+TEST(MemoryTimingTest, ThreadgroupMemoryPipeIsGrantedRoundRobin) {
+  // Simdgroups on schedulers 0 and 1 each issue two independent 32-way loads (32 busy cycles
+  // each). The pipe goes round robin among the schedulers that want it.
+  sim::LaunchTrace launch = launch_of(1, 64);
+  for (std::uint32_t s : {0u, 1u}) {
+    sim::SimdgroupTrace& sg = add_simdgroup(launch, 0, s);
+    add_memory_op(sg, OpClass::kThreadgroupLoad, sim::kThreadgroupBufferId, 0, 128, 4);
+    add_memory_op(sg, OpClass::kThreadgroupLoad, sim::kThreadgroupBufferId, 0, 128, 4);
+  }
+  testing::RecordingSink sink;
+  const TimingResult r = GpuTimingModel(testing::test_device()).run(input_of(launch), &sink);
+  // Cycle 0: both want the pipe, the turn starts at scheduler 0 -> sg0 load 1 (next turn: 1).
+  // Cycle 32: sg0's second load and sg1's first want it; scheduler 1's turn -> sg1 (next: 2).
+  // Cycle 64: both want it; from scheduler 2 the first wanting is 0 -> sg0 (next: 1).
+  // Cycle 96: sg1's second load. Ready: sg0 64 + 10 + 31 = 105, sg1 96 + 41 = 137.
+  // (Lowest scheduler first would give sg0 0 and 32, sg1 64 and 96: sg0 done at 73.)
+  EXPECT_EQ(r.total_cycles, Cycles(137));
+  EXPECT_EQ(r.breakdown[StallClass::kIdle], 137 - 105);  // sg0 finished, threadgroup not
+  const std::vector<testing::StateInterval> sg1 = sink.states_of(0, 1);
+  ASSERT_GE(sg1.size(), 2u);
+  EXPECT_EQ(sg1[1], (testing::StateInterval{0, 1, StallClass::kIssuing, 32, 33}));
+}
+
+TEST(MemoryTimingTest, ThreadgroupMemoryGrantGoesBeforeTheIssuePolicy) {
+  // Slots 0 and 4 share scheduler 0 (256 threads). Slot 0 (older): one FP16 FMA (latency 4);
+  // slot 4: one conflict-free load (1 pass, latency 10). At cycle 0 the free pipe is granted to
+  // scheduler 0, which then issues its threadgroup op before the older simdgroup's FMA:
+  // load at 0 -> ready 10; FMA at 1 -> done 5. Total 10 (oldest first alone would give 11).
+  sim::LaunchTrace launch = launch_of(1, 256);
+  add_simdgroup(launch, 0, 0).ops = {testing::alu_op(AluKind::kFp16Fma, 1)};
+  add_memory_op(add_simdgroup(launch, 0, 4), OpClass::kThreadgroupLoad, sim::kThreadgroupBufferId,
+                0, 4, 4);
+  for (const IssuePolicy policy : {IssuePolicy::kOldestFirst, IssuePolicy::kGreedyThenOldest}) {
+    const GpuTimingModel model(testing::test_device(), TimingOptions{.issue_policy = policy});
+    EXPECT_EQ(model.run(input_of(launch)).total_cycles, Cycles(10));
+  }
 }
 
 TEST(MemoryTimingTest, MatrixLoadFromThreadgroupMemoryUsesTheBanks) {

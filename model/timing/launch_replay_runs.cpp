@@ -1,0 +1,129 @@
+// LaunchReplay, part 3: issuing ahead. After a scheduler issued a simdgroup's instruction,
+// the simdgroup's following compute instructions are issued in the same replay step when no
+// other simdgroup of the scheduler can become eligible before them.
+//
+// Why it is exact: sequentially, the scheduler issues the simdgroup at each cycle its next
+// instruction becomes eligible as long as no other simdgroup of the scheduler is eligible
+// (oldest first, greedy and the threadgroup-memory grant all pick the only eligible
+// simdgroup), and between those cycles it finds nothing to issue. Compute instructions touch
+// only the simdgroup, its scheduler's pipes, the counters and the stall breakdown, and the
+// other simdgroups' eligibility only grows while they do not issue, so issuing them early
+// changes nothing else. Memory ops, barriers and the trace's last instruction (which ends the
+// simdgroup) affect other simdgroups and are left to the normal path, at their own cycle.
+#include <algorithm>
+#include <limits>
+
+#include "model/common/invariant.h"
+#include "model/timing/launch_replay.h"
+
+namespace marlin::timing {
+
+Cycles LaunchReplay::alu_run_horizon(int core, int k, int local, Cycles t) const {
+  const Scheduler& s = scheduler(core, k);
+  const bool may_dispatch = next_threadgroup_ < total_threadgroups_;
+  const int own_slot = local / sgs_per_tg_;
+  Cycles horizon(std::numeric_limits<std::int64_t>::max() / 4);
+  for (int other = k; other < slots_per_core_; other += schedulers_) {
+    if (other == local) continue;
+    const SimdgroupSlot& g = sg(core, other);
+    // The threadgroup of `local` can neither end nor pass a barrier before the run ends.
+    const bool same_threadgroup = other / sgs_per_tg_ == own_slot;
+    if (!g.live) {
+      if (may_dispatch && !same_threadgroup) return t;  // a new threadgroup may come
+      continue;
+    }
+    if (g.blocked) {
+      if (!same_threadgroup) return t;  // its barrier may release at any cycle
+      continue;
+    }
+    // Its readiness is fixed until it issues, and the pipes only get busier.
+    horizon = std::min(horizon, eligible(g, core, s));
+  }
+  return horizon;
+}
+
+void LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, Cycles throughput,
+                                 Cycles horizon) {
+  SimdgroupSlot& g = sg(core, local);
+  Scheduler& s = scheduler(core, k);
+  const Cycles spacing = std::max(throughput, Cycles(1));
+  // Instructions j = 1..n at t + j * spacing, all before the horizon; the last one stays.
+  std::int64_t n = static_cast<std::int64_t>(g.run_left) - 1;
+  n = std::min(n, (horizon - t - Cycles(1)).count() / spacing.count());
+  if (n <= 0) return;
+  const Cycles last = t + spacing * n;
+  // Per instruction: the pipe busy since the previous one (spacing - 1 cycles), then issuing.
+  if (device_.sink == nullptr) {
+    result_.breakdown.add(StallClass::kAluBusy, n * (spacing.count() - 1));
+    result_.breakdown.add(StallClass::kIssuing, n);
+  } else {
+    for (Cycles at = t + spacing; at <= last; at += spacing) {
+      charge(core, local, StallClass::kAluBusy, at - spacing + Cycles(1), at);
+      charge(core, local, StallClass::kIssuing, at, at + Cycles(1));
+    }
+  }
+  CoreCounters& counters = *device_.counters;
+  counters.registry.add(counters.instructions, n);
+  counters.registry.add(counters.alu_instructions, n);
+  const auto pipe = static_cast<std::size_t>(g.pipe);
+  MARLIN_CHECK(pipe < kSchedulerPipeCount, "an ALU run uses one of the scheduler's pipes");
+  s.pipe_free[pipe] = last + throughput;
+  s.pipe_last_issue[pipe] = last;
+  s.last_issue = last;
+  s.wake = last + Cycles(1);
+  g.run_left -= static_cast<std::uint32_t>(n);
+  g.wait_from = last + Cycles(1);
+  g.ready_at = last + Cycles(1);
+}
+
+namespace {
+
+// Ops whose issue touches only the simdgroup, its scheduler's pipes, counters and breakdown.
+bool is_compute(sim::OpClass op) {
+  switch (op) {
+    case sim::OpClass::kAlu:
+    case sim::OpClass::kShuffle:
+    case sim::OpClass::kReduction:
+    case sim::OpClass::kVote:
+    case sim::OpClass::kMatrixMultiply:
+    case sim::OpClass::kMatrixFill:
+    case sim::OpClass::kMatrixCopy:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
+  SimdgroupSlot& g = sg(core, local);
+  Scheduler& s = scheduler(core, k);
+  Cycles horizon(-1);  // computed when first needed
+  while (g.live && !g.blocked) {
+    const sim::TraceOp& op = g.ops[g.pc];
+    if (!is_compute(op.op)) return;
+    const std::uint32_t left =
+        op.op == sim::OpClass::kAlu
+            ? (g.run_left > 0 ? g.run_left : std::max<std::uint32_t>(op.count, 1))
+            : 1;
+    // The trace's last instruction finishes the simdgroup: leave it to the normal path.
+    if (left == 1 && g.pc + 1 >= g.op_count) return;
+    if (horizon < Cycles(0)) horizon = alu_run_horizon(core, k, local, t);
+    const Cycles at = eligible(g, core, s);
+    if (at >= horizon) return;
+    if (op.op == sim::OpClass::kAlu && g.run_left > 1) {
+      // Inside a run: the rest but its last instruction in one step.
+      const Cycles throughput = device_.costs->alu(op.kind).throughput;
+      const Cycles before = s.last_issue;
+      batch_alu_run(core, k, local, s.last_issue, throughput, horizon);
+      if (s.last_issue != before) continue;
+    }
+    s.last_issue = at;
+    s.last_issued = local;
+    s.wake = at + Cycles(1);
+    issue(core, k, local, at);
+  }
+}
+
+}  // namespace marlin::timing
