@@ -176,7 +176,22 @@ LaunchResult launch(const LaunchSpec& spec) {
   if (count > 0xFFFFFFFFu) {
     throw InputError(fmt::format("kernel '{}': {} threadgroups exceed 2^32", kernel.name, count));
   }
-  std::vector<ThreadgroupOutput> outputs(count);
+  const ThreadgroupSlice& slice = spec.options.slice;
+  if (slice.x != 0 && slice.period == 0 && (slice.y == 0 || slice.count == 0)) {
+    throw InputError(fmt::format("kernel '{}': threadgroup slice of {} in a {}x{} block is empty",
+                                 kernel.name, slice.count, slice.x, slice.y));
+  }
+  std::vector<std::uint32_t> selected;
+  selected.reserve(slice.x == 0 ? count : slice.count);
+  const Dim3& g = spec.threadgroups;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto x = static_cast<std::uint32_t>(i % g.x);
+    const auto y = static_cast<std::uint32_t>((i / g.x) % g.y);
+    const auto z = static_cast<std::uint32_t>(i / (std::uint64_t{g.x} * g.y));
+    if (slice.runs(i, x, y, z)) selected.push_back(static_cast<std::uint32_t>(i));
+  }
+  const std::uint64_t runs = selected.size();
+  std::vector<ThreadgroupOutput> outputs(runs);
 
   // Threadgroups are independent: workers take them in any order; outputs are stored by
   // threadgroup index so the merged result does not depend on the schedule.
@@ -186,19 +201,19 @@ LaunchResult launch(const LaunchSpec& spec) {
   const auto work = [&] {
     try {
       std::unique_ptr<WorkerState> worker = worker_cache().acquire(spec.options.fiber_stack_bytes);
-      for (std::uint64_t i = next++; i < count; i = next++) {
-        ThreadgroupRun run(plan, *worker, static_cast<std::uint32_t>(i), outputs[i]);
+      for (std::uint64_t i = next++; i < runs; i = next++) {
+        ThreadgroupRun run(plan, *worker, selected[i], outputs[i]);
         run.run();
       }
       worker_cache().release(std::move(worker));
     } catch (...) {
       std::lock_guard lock(failure_mutex);
       if (!failure) failure = std::current_exception();
-      next = count;
+      next = runs;
     }
   };
-  const unsigned workers =
-      static_cast<unsigned>(std::clamp<std::uint64_t>(spec.options.host_threads, 1, count));
+  const unsigned workers = static_cast<unsigned>(
+      std::clamp<std::uint64_t>(spec.options.host_threads, 1, std::max<std::uint64_t>(runs, 1)));
   if (workers == 1) {
     work();
   } else {

@@ -38,8 +38,26 @@ struct BufferArg {
   std::size_t bytes = 0;
 };
 
+// A subset of a launch's threadgroups, for sampled simulation. x = 0 runs every threadgroup.
+// - Block (period 0): the first `count` threadgroups, in row-major order, of the block of x by
+//   y threadgroups at the grid's origin (z = 0).
+// - Strided (period > 0): threadgroup i (linear index, x fastest) runs if i mod period < x:
+//   what the first x of `period` cores receive in the first wave.
+struct ThreadgroupSlice {
+  std::uint32_t x = 0;
+  std::uint32_t y = 0;
+  std::uint32_t count = 0;
+  std::uint32_t period = 0;
+  bool runs(std::uint64_t linear, std::uint32_t gx, std::uint32_t gy, std::uint32_t gz) const {
+    if (x == 0) return true;
+    if (period != 0) return linear % period < x;
+    return gx < x && gy < y && gz == 0 && gx + std::uint64_t{gy} * x < count;
+  }
+};
+
 struct LaunchOptions {
   unsigned host_threads = 1;             // threadgroups run concurrently on this many threads
+  ThreadgroupSlice slice;                // run only these threadgroups (traces in index order)
   bool trace = true;                     // record the per-simdgroup trace
   bool check_threadgroup_memory = true;  // race and uninitialized-read sanitizer
   bool throw_on_diagnostic = true;       // throw KernelFault if any diagnostic was produced

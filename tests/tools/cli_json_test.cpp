@@ -9,7 +9,8 @@
 namespace marlin::cli::testing {
 namespace {
 
-nlohmann::json run_json(const std::vector<std::string>& args) {
+// As run_json, and nothing on stderr.
+nlohmann::json run_quiet_json(const std::vector<std::string>& args) {
   const CliResult result = run_cli(args);
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(result.err.empty()) << result.err;
@@ -17,7 +18,7 @@ nlohmann::json run_json(const std::vector<std::string>& args) {
 }
 
 TEST(CliJson, DevicesListsEveryShippedProfile) {
-  const nlohmann::json json = run_json({"devices", "--json"});
+  const nlohmann::json json = run_quiet_json({"devices", "--json"});
   std::vector<std::string> names;
   for (const auto& device : json.at("devices")) names.push_back(device.at("name"));
   for (const std::string expected :
@@ -27,7 +28,7 @@ TEST(CliJson, DevicesListsEveryShippedProfile) {
 }
 
 TEST(CliJson, DeviceFieldsCarryTheirSource) {
-  const nlohmann::json json = run_json({"devices", "--device", "m4max", "--json"});
+  const nlohmann::json json = run_quiet_json({"devices", "--device", "m4max", "--json"});
   const nlohmann::json& cores = json.at("fields").at("gpu.cores");
   EXPECT_EQ(cores.at("value"), "40");
   EXPECT_EQ(cores.at("kind"), "vendor");
@@ -41,7 +42,7 @@ TEST(CliJson, StaticOccupancyBoundByThreadgroupMemory) {
   // threads 3072 / 128 = 24, simdgroups 96 / 4 = 24; registers not given -> not applied.
   const model::DeviceSpec m1 = model::load_device("m1");
   ASSERT_EQ(m1.occupancy.threadgroup_memory_per_core_bytes, 60 * 1024);
-  const nlohmann::json json = run_json(
+  const nlohmann::json json = run_quiet_json(
       {"occupancy", "--device", "m1", "--threads", "128", "--tg-memory", "4608", "--json"});
   EXPECT_EQ(json.at("resident_threadgroups"), 13);
   EXPECT_EQ(json.at("resident_simdgroups"), 13 * 4);
@@ -51,15 +52,15 @@ TEST(CliJson, StaticOccupancyBoundByThreadgroupMemory) {
 
 TEST(CliJson, ByteSizesWithUnitsAreAccepted) {
   const nlohmann::json plain =
-      run_json({"occupancy", "--device", "m1", "--threads", "64", "--tg-memory", "4608", "--json"});
-  const nlohmann::json with_unit = run_json(
+      run_quiet_json({"occupancy", "--device", "m1", "--threads", "64", "--tg-memory", "4608", "--json"});
+  const nlohmann::json with_unit = run_quiet_json(
       {"occupancy", "--device", "m1", "--threads", "64", "--tg-memory", "4.5KiB", "--json"});
   EXPECT_EQ(plain.at("resident_threadgroups"), with_unit.at("resident_threadgroups"));
 }
 
 TEST(CliJson, IntensityOfTheDefaultTile) {
   // 64x64x32, fp4, no scales: 2*64*64*32 = 262,144 FLOPs over 64*32*2 + 32*64/2 = 5,120 B.
-  const nlohmann::json json = run_json(
+  const nlohmann::json json = run_quiet_json(
       {"intensity", "--tile", "64x64x32", "--weights", "fp4", "--group-size", "none", "--json"});
   EXPECT_EQ(json.at("iteration").at("flops"), 262144);
   EXPECT_DOUBLE_EQ(json.at("iteration").at("intensity").get<double>(), 262144.0 / 5120.0);
@@ -67,7 +68,7 @@ TEST(CliJson, IntensityOfTheDefaultTile) {
 
 TEST(CliJson, IntensityOfAWholeDecodeProblem) {
   // M=1, N=8, K=16, fp16 weights: FLOPs 2*1*8*16 = 256; bytes A 32 + B 256 + C 16 = 304.
-  const nlohmann::json json = run_json({"intensity", "--tile", "8x8x8", "--weights", "fp16", "--m",
+  const nlohmann::json json = run_quiet_json({"intensity", "--tile", "8x8x8", "--weights", "fp16", "--m",
                                         "1", "--n", "8", "--k", "16", "--json"});
   EXPECT_EQ(json.at("problem").at("flops"), 256);
   EXPECT_EQ(json.at("problem").at("total_bytes"), 304);
@@ -75,7 +76,7 @@ TEST(CliJson, IntensityOfAWholeDecodeProblem) {
 
 TEST(CliJson, MainJobRecomputesTheBudgets) {
   const std::string report = ::testing::TempDir() + "main_job_report.md";
-  const nlohmann::json json = run_json({"--device", "m4max", "--json", "--report", report});
+  const nlohmann::json json = run_quiet_json({"--device", "m4max", "--json", "--report", report});
   EXPECT_EQ(json.at("report"), report);
   EXPECT_GT(json.at("validation").at("claims").size(), 100u);
   const nlohmann::json& variants = json.at("tile_sizing").at("variants");

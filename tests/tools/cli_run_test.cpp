@@ -8,12 +8,6 @@
 namespace marlin::cli::testing {
 namespace {
 
-nlohmann::json run_json(const std::vector<std::string>& args) {
-  const CliResult result = run_cli(args);
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  return nlohmann::json::parse(result.out);
-}
-
 TEST(CliRun, FusedKernelChecksAndReportsConsistently) {
   const nlohmann::json json =
       run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "3", "--n",

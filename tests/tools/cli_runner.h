@@ -1,7 +1,10 @@
 // Runs the marlin-sim command line in-process and captures what it prints.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,6 +26,13 @@ inline CliResult run_cli(const std::vector<std::string>& args) {
   std::ostringstream err;
   const int code = run(static_cast<int>(argv.size()), argv.data(), out, err);
   return {code, out.str(), err.str()};
+}
+
+// Runs the command line, expects exit code 0 and parses what it printed as JSON.
+inline nlohmann::json run_json(const std::vector<std::string>& args) {
+  const CliResult result = run_cli(args);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return nlohmann::json::parse(result.out);
 }
 
 // The whole text of a file the command line wrote ("" if it cannot be read).

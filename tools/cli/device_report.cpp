@@ -29,8 +29,8 @@ void print_device_summary(std::ostream& out, const DeviceSpec& d) {
           {"DRAM bandwidth", format_rate(d.memory.dram_bandwidth_bytes_per_s, "B/s")},
           {"machine balance", fmt::format("{:.1f} FLOP/B", model::machine_balance(d))},
           {"max threads per threadgroup", std::to_string(d.limits.max_threads_per_threadgroup)},
-          {"max threadgroup memory", format_bytes(d.limits.max_threadgroup_memory_bytes) +
-                                         " per threadgroup"},
+          {"max threadgroup memory",
+           format_bytes(d.limits.max_threadgroup_memory_bytes) + " per threadgroup"},
           {"max threads per core", std::to_string(d.limits.max_threads_per_core)},
       });
 }

@@ -1,8 +1,8 @@
 #include "tools/cli/format.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace marlin::cli {
 

@@ -47,8 +47,217 @@ analytic::WeightSpec analytic_weight_spec(const kernels::WeightFormat& format) {
   return spec;
 }
 
+namespace {
+
+// Random operands of one problem shape, drawn from `seed`, owned for the run.
+struct ProblemOperands {
+  std::vector<kernels::Half> a, b, bias;
+  std::vector<float> dense;  // the weights as the kernel sees them (FP16 only until --check)
+  kernels::PackedWeights packed;
+  kernels::GemmOperands operands;
+
+  ProblemOperands(const kernels::GemmProblem& p, const kernels::WeightFormat& format,
+                  std::uint64_t seed) {
+    kernels::RandomInputs random(seed);
+    a = random.uniform_half(p.m * p.k);
+    const std::vector<float> w = random.normal_float(p.k * p.n, 0.5);
+    operands.a = a;
+    if (format.kind == kernels::WeightFormatKind::kFp16) {
+      b = kernels::to_half_vector(w);
+      dense = kernels::to_float_vector(b);
+      operands.b = b;
+      if (p.bias) bias = random.uniform_half(p.n);
+      operands.bias = bias;
+    } else {
+      packed = kernels::quantize_weights(w, p.k, p.n, format);
+      operands.weights = &packed;
+    }
+  }
+  ProblemOperands(const ProblemOperands&) = delete;
+  ProblemOperands& operator=(const ProblemOperands&) = delete;
+};
+
+bool is_main_dispatch(const std::string& kernel) {
+  return kernel.rfind("marlin_zero", 0) != 0 && kernel.rfind("marlin_reduce", 0) != 0;
+}
+
+// The dispatches of a run as the report shows them, with their theoretical occupancy; throws
+// InputError if the device refuses one.
+std::vector<DispatchReport> describe_dispatches(const model::DeviceSpec& device,
+                                                const kernels::GemmRun& run) {
+  std::vector<DispatchReport> out;
+  const analytic::OccupancyDeviceSpec occupancy_spec = analytic::occupancy_spec_of(device);
+  for (const kernels::GemmDispatch& d : run.dispatches) {
+    DispatchReport dispatch{
+        d.kernel, d.threadgroups, d.threads_per_threadgroup, d.result.threadgroup_memory_bytes, {}};
+    analytic::OccupancyQuery query;
+    query.threads_per_threadgroup = static_cast<int>(d.threads_per_threadgroup.volume());
+    query.threadgroup_memory_bytes = static_cast<std::int64_t>(d.result.threadgroup_memory_bytes);
+    dispatch.occupancy = analytic::compute_occupancy(query, occupancy_spec);
+    if (dispatch.occupancy.refused) {
+      throw InputError(fmt::format("{} refuses {}: {}", device.name, d.kernel,
+                                   dispatch.occupancy.refusal_reason));
+    }
+    out.push_back(std::move(dispatch));
+  }
+  return out;
+}
+
+// Timing-model inputs of a run's dispatches over `traces` (one per dispatch, outliving them).
+std::vector<timing::LaunchInput> timing_inputs(const std::vector<DispatchReport>& dispatches,
+                                               const std::vector<const sim::LaunchTrace*>& traces,
+                                               double useful_flops) {
+  std::vector<timing::LaunchInput> inputs;
+  for (std::size_t i = 0; i < dispatches.size(); ++i) {
+    timing::LaunchInput input;
+    input.trace = traces[i];
+    input.resident_threadgroups_per_core =
+        static_cast<int>(dispatches[i].occupancy.resident_threadgroups);
+    input.useful_flops = is_main_dispatch(dispatches[i].kernel) ? useful_flops : 0;
+    inputs.push_back(input);
+  }
+  return inputs;
+}
+
+sim::LaunchOptions engine_options(const KernelRunRequest& request) {
+  sim::LaunchOptions options;
+  options.host_threads = request.host_threads;
+  return options;
+}
+
+sim::DeviceLimits engine_limits(const model::DeviceSpec& device) {
+  return {static_cast<std::uint32_t>(device.limits.max_threads_per_threadgroup),
+          static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
+}
+
+// The full-fidelity run: every threadgroup at the full K, optionally traced and checked.
+void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
+              const kernels::WeightFormat& format, std::ofstream& trace_file,
+              KernelRunReport& report) {
+  const kernels::GemmProblem& p = report.problem;
+  ProblemOperands in(p, format, request.seed);
+  const Clock::time_point functional_start = Clock::now();
+  const kernels::GemmRun run = kernels::run_gemm(report.kernel, p, in.operands,
+                                                 engine_limits(device), engine_options(request));
+  report.functional_seconds = seconds_since(functional_start);
+
+  report.dispatches = describe_dispatches(device, run);
+  std::vector<const sim::LaunchTrace*> traces;
+  for (const kernels::GemmDispatch& d : run.dispatches) traces.push_back(&d.result.trace);
+  const std::vector<timing::LaunchInput> inputs =
+      timing_inputs(report.dispatches, traces, report.useful_flops);
+  std::optional<timing::ChromeTraceSink> trace;
+  if (trace_file.is_open()) {
+    try {
+      trace.emplace(device.gpu, inputs, request.trace_options);
+    } catch (const InputError& error) {
+      throw InputError(fmt::format("--trace-max-events, --trace-cores: {}", error.what()));
+    }
+  }
+  const Clock::time_point timing_start = Clock::now();
+  report.timing = timing::GpuTimingModel(device).run(inputs, trace ? &*trace : nullptr);
+  report.timing_seconds = seconds_since(timing_start);
+  if (trace) {
+    trace->write(trace_file);
+    trace_file.close();
+    if (!trace_file) {
+      throw InputError(fmt::format("--trace: writing '{}' failed", request.trace_path));
+    }
+    report.trace = TraceReport{request.trace_path, request.trace_options, trace->summary()};
+  }
+
+  report.unwritten = kernels::count_poisoned(run.c);
+  if (request.check) {
+    if (format.kind != kernels::WeightFormatKind::kFp16) in.dense = kernels::dequantize(in.packed);
+    const std::vector<double> reference =
+        kernels::reference_gemm(in.a, in.dense, p.m, p.n, p.k, in.bias, p.activation);
+    report.check_error = kernels::relative_frobenius_error(run.c, reference);
+  }
+}
+
+// The sampled run (sampling.h): a slice of the threadgroups at one or two reduced K values,
+// extrapolated to the whole launch.
+void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& request,
+                 const kernels::WeightFormat& format, KernelRunReport& report) {
+  const kernels::GemmProblem& p = report.problem;
+  const SamplingPlan plan = plan_sampling(device, report.kernel, p, request.group_size,
+                                          main_grid(report.kernel, p), request.sample_cores);
+  sim::LaunchOptions options = engine_options(request);
+  options.slice = plan.slice;
+  const int cores = plan.cores;
+  std::vector<timing::TimingResult> runs;
+  double share = 1;
+  double dram_share = 1;
+  double work = 0;
+  std::int64_t simulated = 0;
+  for (const std::int64_t k : plan.k_values) {
+    kernels::GemmProblem q = p;
+    q.k = k;
+    ProblemOperands in(q, format, request.seed);
+    const Clock::time_point functional_start = Clock::now();
+    kernels::GemmRun run =
+        kernels::run_gemm(report.kernel, q, in.operands, engine_limits(device), options);
+    report.functional_seconds += seconds_since(functional_start);
+
+    if (report.dispatches.empty()) report.dispatches = describe_dispatches(device, run);
+    // Slot 0: the warm-up launch of the lines the slice shares with the rest of the device.
+    std::vector<sim::LaunchTrace> compacted;
+    compacted.reserve(run.dispatches.size() + 1);
+    compacted.emplace_back();
+    for (kernels::GemmDispatch& d : run.dispatches) {
+      if (is_main_dispatch(d.kernel)) {
+        share = static_cast<double>(threadgroups_in_slice(plan.slice, d.threadgroups)) /
+                static_cast<double>(d.threadgroups.volume());
+        // The whole problem's compulsory traffic at this K against the slice's.
+        const analytic::ProblemIntensity whole =
+            analytic::problem_intensity({q.m, q.n, q.k}, analytic_weight_spec(format));
+        const double own =
+            static_cast<double>(distinct_device_bytes(d.result.trace, device.memory.l1.line_bytes));
+        dram_share = std::clamp(own / static_cast<double>(whole.total_bytes), share, 1.0);
+        compacted.front() =
+            warm_up_trace(shared_device_lines(d.result.trace, device.memory.l1.line_bytes),
+                          device.memory.l1.line_bytes);
+      }
+      compacted.push_back(compact_slice(std::move(d.result.trace)));
+    }
+    work += share * static_cast<double>(k);
+    const bool sliced = plan.slice.x != 0;
+    std::vector<const sim::LaunchTrace*> traces;
+    for (std::size_t i = sliced ? 0 : 1; i < compacted.size(); ++i) {
+      traces.push_back(&compacted[i]);
+    }
+    std::vector<DispatchReport> launched = report.dispatches;
+    if (sliced) launched.insert(launched.begin(), DispatchReport{});
+    std::vector<timing::LaunchInput> inputs = timing_inputs(launched, traces, report.useful_flops);
+    if (sliced) inputs.front() = {.trace = traces.front(), .resident_threadgroups_per_core = 1};
+    const Clock::time_point timing_start = Clock::now();
+    timing::TimingResult timed =
+        timing::GpuTimingModel(sliced ? slice_device(device, cores, share, dram_share) : device)
+            .run(inputs, nullptr);
+    runs.push_back(sliced ? without_first_launch(std::move(timed), device.gpu, report.useful_flops)
+                          : std::move(timed));
+    report.timing_seconds += seconds_since(timing_start);
+    simulated += runs.back().instructions;
+  }
+  report.timing = combine_sampled(runs, plan.k_values, p.k, share, device.gpu, report.useful_flops);
+  report.sampling = SamplingReport{.k_values = plan.k_values,
+                                   .cores = cores,
+                                   .device_cores = device.gpu.cores,
+                                   .share = share,
+                                   .dram_share = dram_share,
+                                   .work_fraction = work / static_cast<double>(p.k),
+                                   .simulated_instructions = simulated};
+}
+
+}  // namespace
+
 KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunRequest& request) {
   KernelRunReport report;
+  if (request.sample && (request.check || !request.trace_path.empty())) {
+    throw InputError(
+        "--sample runs part of the threadgroups at a reduced K: it cannot be combined with "
+        "--check or --trace");
+  }
   // Opened first, so a bad path fails before the (possibly long) run.
   std::ofstream trace_file;
   if (!request.trace_path.empty()) {
@@ -80,92 +289,19 @@ KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunReque
   const kernels::WeightFormat format{report.kernel.weights, request.group_size};
   format.validate();
   report.weights = format.name();
-
-  kernels::RandomInputs random(request.seed);
-  const std::vector<kernels::Half> a = random.uniform_half(p.m * p.k);
-  const std::vector<float> w = random.normal_float(p.k * p.n, 0.5);
-  std::vector<kernels::Half> b;
-  std::vector<kernels::Half> bias;
-  std::vector<float> dense;
-  kernels::PackedWeights packed;
-  kernels::GemmOperands operands;
-  operands.a = a;
-  if (format.kind == kernels::WeightFormatKind::kFp16) {
-    b = kernels::to_half_vector(w);
-    dense = kernels::to_float_vector(b);
-    operands.b = b;
-    if (p.bias) bias = random.uniform_half(p.n);
-    operands.bias = bias;
-  } else {
-    packed = kernels::quantize_weights(w, p.k, p.n, format);
-    operands.weights = &packed;
-  }
-
-  sim::LaunchOptions options;
-  options.host_threads = request.host_threads;
-  const sim::DeviceLimits limits{
-      static_cast<std::uint32_t>(device.limits.max_threads_per_threadgroup),
-      static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
-  const Clock::time_point functional_start = Clock::now();
-  const kernels::GemmRun run = kernels::run_gemm(report.kernel, p, operands, limits, options);
-  report.functional_seconds = seconds_since(functional_start);
-
   report.useful_flops =
       2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
-  std::vector<timing::LaunchInput> inputs;
-  const analytic::OccupancyDeviceSpec occupancy_spec = analytic::occupancy_spec_of(device);
-  for (const kernels::GemmDispatch& d : run.dispatches) {
-    DispatchReport dispatch{
-        d.kernel, d.threadgroups, d.threads_per_threadgroup, d.result.threadgroup_memory_bytes, {}};
-    analytic::OccupancyQuery query;
-    query.threads_per_threadgroup = static_cast<int>(d.threads_per_threadgroup.volume());
-    query.threadgroup_memory_bytes = static_cast<std::int64_t>(d.result.threadgroup_memory_bytes);
-    dispatch.occupancy = analytic::compute_occupancy(query, occupancy_spec);
-    if (dispatch.occupancy.refused) {
-      throw InputError(fmt::format("{} refuses {}: {}", device.name, d.kernel,
-                                   dispatch.occupancy.refusal_reason));
-    }
-    timing::LaunchInput input;
-    input.trace = &d.result.trace;
-    input.resident_threadgroups_per_core =
-        static_cast<int>(dispatch.occupancy.resident_threadgroups);
-    const bool main_dispatch =
-        d.kernel.rfind("marlin_zero", 0) != 0 && d.kernel.rfind("marlin_reduce", 0) != 0;
-    input.useful_flops = main_dispatch ? report.useful_flops : 0;
-    inputs.push_back(input);
-    report.dispatches.push_back(std::move(dispatch));
-  }
-  std::optional<timing::ChromeTraceSink> trace;
-  if (trace_file.is_open()) {
-    try {
-      trace.emplace(device.gpu, inputs, request.trace_options);
-    } catch (const InputError& error) {
-      throw InputError(fmt::format("--trace-max-events, --trace-cores: {}", error.what()));
-    }
-  }
-  const Clock::time_point timing_start = Clock::now();
-  report.timing = timing::GpuTimingModel(device).run(inputs, trace ? &*trace : nullptr);
-  report.timing_seconds = seconds_since(timing_start);
-  if (trace) {
-    trace->write(trace_file);
-    trace_file.close();
-    if (!trace_file) {
-      throw InputError(fmt::format("--trace: writing '{}' failed", request.trace_path));
-    }
-    report.trace = TraceReport{request.trace_path, request.trace_options, trace->summary()};
+
+  if (request.sample) {
+    run_sampled(device, request, format, report);
+  } else {
+    run_full(device, request, format, trace_file, report);
   }
 
   report.intensity = analytic::problem_intensity({p.m, p.n, p.k}, analytic_weight_spec(format));
   report.roofline = analytic::roofline(analytic::roofline_machine(device),
                                        static_cast<double>(report.intensity.flops),
                                        static_cast<double>(report.intensity.total_bytes));
-  report.unwritten = kernels::count_poisoned(run.c);
-  if (request.check) {
-    if (format.kind != kernels::WeightFormatKind::kFp16) dense = kernels::dequantize(packed);
-    const std::vector<double> reference =
-        kernels::reference_gemm(a, dense, p.m, p.n, p.k, bias, p.activation);
-    report.check_error = kernels::relative_frobenius_error(run.c, reference);
-  }
   return report;
 }
 

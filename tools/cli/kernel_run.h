@@ -14,6 +14,7 @@
 #include "model/device/device_spec.h"
 #include "model/timing/chrome_trace.h"
 #include "model/timing/timing_run.h"
+#include "tools/cli/sampling.h"
 
 namespace marlin::cli {
 
@@ -25,7 +26,9 @@ struct KernelRunRequest {
   bool check = false;      // compare with the double-precision reference
   std::uint64_t seed = 1;  // operands are drawn from this seed
   unsigned host_threads = 1;
-  std::string trace_path;                    // --trace: Chrome trace file; empty = none
+  bool sample = false;     // sampled simulation (sampling.h); no --check or --trace
+  int sample_cores = 1;    // cores of the device the sampled run simulates
+  std::string trace_path;  // --trace: Chrome trace file; empty = none
   timing::ChromeTraceOptions trace_options;  // its bound and sampling
 };
 
@@ -55,10 +58,11 @@ struct KernelRunReport {
   analytic::Roofline roofline;
   std::optional<double> check_error;  // relative Frobenius error, with --check
   double check_bound = 1e-3;
-  std::int64_t unwritten = 0;        // output elements left poisoned
-  double functional_seconds = 0;     // host wall time of the engine
-  double timing_seconds = 0;         // host wall time of the timing model
-  std::optional<TraceReport> trace;  // with --trace
+  std::int64_t unwritten = 0;              // output elements left poisoned
+  double functional_seconds = 0;           // host wall time of the engine
+  double timing_seconds = 0;               // host wall time of the timing model
+  std::optional<TraceReport> trace;        // with --trace
+  std::optional<SamplingReport> sampling;  // with --sample
 };
 
 // How the analytical model sees a stored weight format: FP16, FP4, or u4 with or without zero

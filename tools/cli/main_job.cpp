@@ -1,7 +1,9 @@
 #include "tools/cli/main_job.h"
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "model/device/profile_loader.h"
 #include "tools/cli/device_report.h"
@@ -25,11 +27,10 @@ void print_budgets(std::ostream& out, const TileTables& tables) {
   TextTable table({"tile", "variant", "A bytes", "B bytes", "total", "of limit", "verdict"});
   for (const VariantRow& row : tables.variants) {
     const auto& parts = row.budget.components;
-    table.add_row({analytic::tile_name(row.tile), variant_name(row.variant),
-                   format_count(parts.at(0).bytes), format_count(parts.at(1).bytes),
-                   format_count(row.budget.total_bytes),
-                   format_percent(row.budget.percent_of_limit),
-                   row.budget.refused ? "refused" : "fits"});
+    table.add_row(
+        {analytic::tile_name(row.tile), variant_name(row.variant), format_count(parts.at(0).bytes),
+         format_count(parts.at(1).bytes), format_count(row.budget.total_bytes),
+         format_percent(row.budget.percent_of_limit), row.budget.refused ? "refused" : "fits"});
   }
   table.print(out);
 }
@@ -37,14 +38,15 @@ void print_budgets(std::ostream& out, const TileTables& tables) {
 void print_layouts(std::ostream& out, const TileTables& tables) {
   out << fmt::format("\nsimdgroup layouts ({} simdgroups, most square block per simdgroup)\n",
                      kAnalysisSimdgroups);
-  TextTable table({"tile", "grid", "block", "accumulators", "B/thread fp16", "B/thread fp32",
-                   "MMA/iter/SG"});
+  TextTable table(
+      {"tile", "grid", "block", "accumulators", "B/thread fp16", "B/thread fp32", "MMA/iter/SG"});
   for (const TileRow& row : tables.tiles) {
     const analytic::LayoutResult& l = row.layout;
-    table.add_row({analytic::tile_name(row.tile), fmt::format("{}x{}", l.layout.rows, l.layout.cols),
+    table.add_row({analytic::tile_name(row.tile),
+                   fmt::format("{}x{}", l.layout.rows, l.layout.cols),
                    fmt::format("{}x{}", l.block_rows, l.block_cols), std::to_string(l.accumulators),
-                   format_fixed(l.bytes_per_thread_fp16, 0), format_fixed(l.bytes_per_thread_fp32, 0),
-                   format_count(l.mma_per_iteration)});
+                   format_fixed(l.bytes_per_thread_fp16, 0),
+                   format_fixed(l.bytes_per_thread_fp32, 0), format_count(l.mma_per_iteration)});
   }
   table.print(out);
 }
@@ -94,10 +96,11 @@ void print_intensity(std::ostream& out, const TileTables& tables) {
   }
   table.print(out);
   if (!tables.tiles.empty()) {
-    out << fmt::format("machine balance: {:.2f} FLOP/B against the FMA peak, {:.2f} against the "
-                       "simdgroup-matmul peak\n",
-                       tables.tiles.front().fp4_roofline.machine_balance,
-                       tables.tiles.front().fp4_roofline.matmul_balance);
+    out << fmt::format(
+        "machine balance: {:.2f} FLOP/B against the FMA peak, {:.2f} against the "
+        "simdgroup-matmul peak\n",
+        tables.tiles.front().fp4_roofline.machine_balance,
+        tables.tiles.front().fp4_roofline.matmul_balance);
   }
 }
 
@@ -125,17 +128,18 @@ nlohmann::json tables_json(const TileTables& tables) {
   }
   nlohmann::json tiles = nlohmann::json::array();
   for (const TileRow& row : tables.tiles) {
-    tiles.push_back({{"tile", analytic::tile_name(row.tile)},
-                     {"layout", fmt::format("{}x{}", row.layout.layout.rows, row.layout.layout.cols)},
-                     {"accumulators_per_simdgroup", row.layout.accumulators},
-                     {"bytes_per_thread_fp16", row.layout.bytes_per_thread_fp16},
-                     {"bytes_per_thread_fp32", row.layout.bytes_per_thread_fp32},
-                     {"mma_per_iteration_per_simdgroup", row.layout.mma_per_iteration},
-                     {"flops_per_iteration", row.fp4.flops},
-                     {"intensity_fp4", row.fp4.intensity},
-                     {"intensity_fp16", row.fp16.intensity},
-                     {"bound_fp4", analytic::bound_name(row.fp4_roofline.bound)},
-                     {"bound_fp16", analytic::bound_name(row.fp16_roofline.bound)}});
+    tiles.push_back(
+        {{"tile", analytic::tile_name(row.tile)},
+         {"layout", fmt::format("{}x{}", row.layout.layout.rows, row.layout.layout.cols)},
+         {"accumulators_per_simdgroup", row.layout.accumulators},
+         {"bytes_per_thread_fp16", row.layout.bytes_per_thread_fp16},
+         {"bytes_per_thread_fp32", row.layout.bytes_per_thread_fp32},
+         {"mma_per_iteration_per_simdgroup", row.layout.mma_per_iteration},
+         {"flops_per_iteration", row.fp4.flops},
+         {"intensity_fp4", row.fp4.intensity},
+         {"intensity_fp16", row.fp16.intensity},
+         {"bound_fp4", analytic::bound_name(row.fp4_roofline.bound)},
+         {"bound_fp16", analytic::bound_name(row.fp16_roofline.bound)}});
   }
   return {{"variants", variants}, {"tiles", tiles}};
 }
@@ -145,14 +149,20 @@ nlohmann::json tables_json(const TileTables& tables) {
 int run_main_job(const std::vector<std::string>& args, Streams streams) {
   CommonFlags common;
   std::string report_path;
+  bool simulate = false;
   po::options_description options("main job flags");
-  options.add_options()("report", po::value<std::string>(&report_path),
-                        "where to write the full validation report (default: "
-                        "marlin-sim-validation-<device>.md in the current directory)");
+  // clang-format off
+  options.add_options()
+      ("report", po::value<std::string>(&report_path),
+       "where to write the full validation report (default: "
+       "marlin-sim-validation-<device>.md in the current directory)")
+      ("simulate", po::bool_switch(&simulate),
+       "also answer the configuration-selection guide by sampled simulation");
+  // clang-format on
   add_common_flags(options, common);
   parse_flags("marlin-sim", args, options);
   if (common.help) {
-    print_help(streams.out, "marlin-sim [--device NAME|PATH] [--report FILE] [--json]",
+    print_help(streams.out, "marlin-sim [--device NAME|PATH] [--report FILE] [--simulate] [--json]",
                "The main job: the device summary, the tile-sizing analysis's tables (budgets,\n"
                "layouts, occupancy, waves, intensity) computed for the device, and the summary of\n"
                "the claims validation, whose full report goes to --report.\n"
@@ -164,12 +174,15 @@ int run_main_job(const std::vector<std::string>& args, Streams streams) {
   const TileTables tables = compute_tile_tables(device);
   const validate::ValidationReport validation = validate_seed_claims(device, "");
   if (report_path.empty()) report_path = fmt::format("marlin-sim-validation-{}.md", device.name);
-  write_report_file(validation, report_path);
+  std::optional<std::vector<GuideAnswer>> guide;
+  if (simulate) guide = simulate_guide_with_progress(device, streams.err);
+  write_report_file(validation, report_path, guide ? &*guide : nullptr);
   if (common.json) {
     nlohmann::json json = {{"device", device_summary_json(device)},
                            {"tile_sizing", tables_json(tables)},
                            {"validation", validate::to_json(validation)},
                            {"report", report_path}};
+    if (guide) json["selection_guide"] = guide_json(*guide);
     streams.out << json.dump(2) << '\n';
     return 0;
   }
@@ -180,6 +193,7 @@ int run_main_job(const std::vector<std::string>& args, Streams streams) {
   print_intensity(streams.out, tables);
   streams.out << "\nvalidation of the seed analyses on " << device.name << "\n";
   validate::write_summary(streams.out, validation);
+  if (guide) print_guide_summary(streams.out, *guide);
   streams.out << "\nfull report: " << report_path << '\n';
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/common/join.h"
 #include "model/timing/cycles.h"
 #include "tools/cli/format.h"
 #include "tools/cli/occupancy_report.h"
@@ -25,9 +26,38 @@ double roofline_percent(const KernelRunReport& r) {
   return r.timing.seconds <= 0 ? 0.0 : 100.0 * r.roofline.lower_bound_time_s / r.timing.seconds;
 }
 
+// Simdgroup instructions the simulator replayed (a sampled run replays fewer than it predicts).
+std::int64_t simulated_instructions(const KernelRunReport& r) {
+  return r.sampling ? r.sampling->simulated_instructions : r.timing.instructions;
+}
+
 double instructions_per_second(const KernelRunReport& r) {
   const double wall = r.functional_seconds + r.timing_seconds;
-  return wall <= 0 ? 0.0 : static_cast<double>(r.timing.instructions) / wall;
+  return wall <= 0 ? 0.0 : static_cast<double>(simulated_instructions(r)) / wall;
+}
+
+std::string k_list(const std::vector<std::int64_t>& ks) {
+  std::string out;
+  for (const std::int64_t k : ks) append_item(out, " and ", std::to_string(k));
+  return out;
+}
+
+void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) {
+  out << fmt::format(
+      "\nsampled: {} of {} cores ({:.2f}% of the threadgroups) at K = {}{}; {:.2f}% of the "
+      "full run's work; cycles within {:.0f}% of a full run on the tested shapes "
+      "(docs/sampling.md); occupancy, utilizations, hit rates and the breakdown are the "
+      "sampled run's\n",
+      s.cores, s.device_cores, 100 * s.share, k_list(s.k_values),
+      s.k_values.size() > 1 ? fmt::format(", extrapolated to {}", k) : std::string(),
+      100 * s.work_fraction, 100 * s.error_bound);
+}
+
+nlohmann::json sampling_json(const SamplingReport& s) {
+  return {{"k_values", s.k_values},           {"cores", s.cores},
+          {"device_cores", s.device_cores},   {"threadgroup_share", s.share},
+          {"work_fraction", s.work_fraction}, {"simulated_instructions", s.simulated_instructions},
+          {"error_bound", s.error_bound}};
 }
 
 void print_trace(std::ostream& out, const TraceReport& trace) {
@@ -97,28 +127,30 @@ void print_run_report(std::ostream& out, const model::DeviceSpec& device,
   const double max_sg = device.limits.max_simdgroups_per_core;
   out << '\n';
   print_key_values(
-      out, {{"predicted time", fmt::format("{} cycles = {}", format_count(t.total_cycles.count()),
-                                           format_seconds(t.seconds))},
-            {"achieved", fmt::format("{}, DRAM {}", format_rate(t.achieved_flops_per_s, "FLOP/s"),
-                                     format_rate(t.dram_bytes_per_s, "B/s"))},
-            {"roofline",
-             fmt::format("{:.2f} FLOP/B, {}-bound; lower bound {} = {:.1f}% of the "
-                         "predicted time",
-                         r.roofline.intensity, analytic::bound_name(r.roofline.bound),
-                         format_seconds(r.roofline.lower_bound_time_s), roofline_percent(r))},
-            {"achieved occupancy",
-             fmt::format("{:.1f} simdgroups per core ({})", t.achieved_simdgroups_per_core,
-                         format_percent(100.0 * t.achieved_simdgroups_per_core / max_sg))},
-            {"hit rates", fmt::format("L1 {}, L2 {}, SLC {}", format_percent(100 * t.hit_rates.l1),
-                                      format_percent(100 * t.hit_rates.l2),
-                                      format_percent(100 * t.hit_rates.slc))},
-            {"utilization",
-             fmt::format("ALU {}, matrix {}, threadgroup memory {}, L1-L2 link {}, DRAM {}",
-                         format_percent(100 * t.utilization.alu),
-                         format_percent(100 * t.utilization.matrix),
-                         format_percent(100 * t.utilization.threadgroup_memory),
-                         format_percent(100 * t.utilization.core_link),
-                         format_percent(100 * t.utilization.dram))}});
+      out,
+      {{"predicted time", fmt::format("{} cycles = {}", format_count(t.total_cycles.count()),
+                                      format_seconds(t.seconds))},
+       {"achieved", fmt::format("{}, DRAM {}", format_rate(t.achieved_flops_per_s, "FLOP/s"),
+                                format_rate(t.dram_bytes_per_s, "B/s"))},
+       {"roofline",
+        fmt::format("{:.2f} FLOP/B, {}-bound; lower bound {} = {:.1f}% of the "
+                    "predicted time",
+                    r.roofline.intensity, analytic::bound_name(r.roofline.bound),
+                    format_seconds(r.roofline.lower_bound_time_s), roofline_percent(r))},
+       {"achieved occupancy",
+        fmt::format("{:.1f} simdgroups per core ({})", t.achieved_simdgroups_per_core,
+                    format_percent(100.0 * t.achieved_simdgroups_per_core / max_sg))},
+       {"hit rates",
+        fmt::format("L1 {}, L2 {}, SLC {}", format_percent(100 * t.hit_rates.l1),
+                    format_percent(100 * t.hit_rates.l2), format_percent(100 * t.hit_rates.slc))},
+       {"utilization",
+        fmt::format(
+            "ALU {}, matrix {}, threadgroup memory {}, L1 {}, L1-L2 link {}, L2 {}, "
+            "DRAM {}",
+            format_percent(100 * t.utilization.alu), format_percent(100 * t.utilization.matrix),
+            format_percent(100 * t.utilization.threadgroup_memory),
+            format_percent(100 * t.utilization.l1), format_percent(100 * t.utilization.core_link),
+            format_percent(100 * t.utilization.l2), format_percent(100 * t.utilization.dram))}});
   out << "\nwhere the time goes (simdgroup-slot cycles, all cores)\n";
   TextTable breakdown({"state", "slot cycles", "share"});
   const std::int64_t total = t.breakdown.total();
@@ -137,10 +169,11 @@ void print_run_report(std::ostream& out, const model::DeviceSpec& device,
         *r.check_error < r.check_bound && r.unwritten == 0 ? "pass" : "FAIL");
   }
   if (r.trace) print_trace(out, *r.trace);
+  if (r.sampling) print_sampling(out, *r.sampling, r.problem.k);
   out << fmt::format(
       "\nsimulator: {} simdgroup instructions in {} (engine) + {} (timing): {}; {} simulated; "
       "{:.0f}x slower than the device\n",
-      format_count(t.instructions), format_seconds(r.functional_seconds),
+      format_count(simulated_instructions(r)), format_seconds(r.functional_seconds),
       format_seconds(r.timing_seconds), format_rate(instructions_per_second(r), "instr/s"),
       format_rate(static_cast<double>(t.total_cycles.count()) /
                       std::max(1e-9, r.functional_seconds + r.timing_seconds),
@@ -195,11 +228,14 @@ nlohmann::json run_report_json(const model::DeviceSpec& device, const KernelRunR
        {{"alu", t.utilization.alu},
         {"matrix", t.utilization.matrix},
         {"threadgroup_memory", t.utilization.threadgroup_memory},
+        {"l1", t.utilization.l1},
         {"core_link", t.utilization.core_link},
+        {"l2", t.utilization.l2},
         {"dram", t.utilization.dram}}},
       {"hit_rates", {{"l1", t.hit_rates.l1}, {"l2", t.hit_rates.l2}, {"slc", t.hit_rates.slc}}},
       {"simulator",
-       {{"instructions", t.instructions},
+       {{"instructions", simulated_instructions(r)},
+        {"predicted_instructions", t.instructions},
         {"engine_seconds", r.functional_seconds},
         {"timing_seconds", r.timing_seconds},
         {"instructions_per_second", instructions_per_second(r)}}},
@@ -211,6 +247,7 @@ nlohmann::json run_report_json(const model::DeviceSpec& device, const KernelRunR
                      {"pass", *r.check_error < r.check_bound && r.unwritten == 0}};
   }
   if (r.trace) json["trace"] = trace_json(*r.trace);
+  if (r.sampling) json["sampling"] = sampling_json(*r.sampling);
   return json;
 }
 

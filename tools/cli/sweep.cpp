@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::uint64_t kSweepSeed = 1;
 
-SweepResult run_config(const model::DeviceSpec& device, const SweepConfig& config) {
+SweepResult run_config(const model::DeviceSpec& device, const SweepConfig& config, bool sample) {
   SweepResult result;
   result.config = config;
   KernelRunRequest request;
@@ -27,6 +27,7 @@ SweepResult run_config(const model::DeviceSpec& device, const SweepConfig& confi
   request.problem.k_parallel = config.k_parallel;
   request.group_size = config.group_size;
   request.seed = kSweepSeed;
+  request.sample = sample;
   try {
     const KernelRunReport report = run_kernel(device, request);
     result.metal_name = report.kernel.metal_name;
@@ -59,7 +60,8 @@ nlohmann::json spec_json(const SweepSpec& spec) {
           {"n", spec.ns},
           {"k", spec.ks},
           {"group_sizes", spec.group_sizes},
-          {"k_parallel", spec.k_parallel}};
+          {"k_parallel", spec.k_parallel},
+          {"sample", spec.sample}};
 }
 
 analytic::Tile parse_tile_json(const nlohmann::json& value) {
@@ -79,6 +81,7 @@ SweepSpec spec_from_json(const nlohmann::json& json) {
   spec.ks = json.at("k").get<std::vector<std::int64_t>>();
   spec.group_sizes = json.at("group_sizes").get<std::vector<int>>();
   spec.k_parallel = json.at("k_parallel").get<std::vector<int>>();
+  spec.sample = json.value("sample", false);
   return spec;
 }
 
@@ -193,7 +196,7 @@ std::vector<SweepResult> run_sweep(const model::DeviceSpec& device, const SweepS
   std::mutex progress_mutex;
   auto worker = [&] {
     for (std::size_t i = next++; i < mine.size(); i = next++) {
-      results[i] = run_config(device, mine[i]);
+      results[i] = run_config(device, mine[i], spec.sample);
       const std::lock_guard<std::mutex> lock(progress_mutex);
       ++done;
       if (progress) progress(done, mine.size());

@@ -26,6 +26,7 @@ struct SweepSpec {
   std::vector<std::int64_t> ms, ns, ks;
   std::vector<int> group_sizes = {128};
   std::vector<int> k_parallel = {1};  // used by the striped kernel only
+  bool sample = false;                // sampled simulation of each configuration (sampling.h)
 };
 
 struct SweepConfig {

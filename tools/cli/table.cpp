@@ -1,9 +1,9 @@
 #include "tools/cli/table.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-
-#include <fmt/format.h>
 
 #include "model/common/invariant.h"
 
@@ -16,8 +16,8 @@ bool looks_numeric(const std::string& cell) {
   const std::size_t body = cell.back() == 'x' ? cell.size() - 1 : cell.size();
   if (body == 0) return false;
   return std::all_of(cell.begin(), cell.begin() + static_cast<std::ptrdiff_t>(body), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.' || c == ',' ||
-           c == '-' || c == '%' || c == '+';
+    return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.' || c == ',' || c == '-' ||
+           c == '%' || c == '+';
   });
 }
 

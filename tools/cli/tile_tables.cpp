@@ -44,8 +44,8 @@ TileTables compute_tile_tables(const model::DeviceSpec& device) {
     }
     TileRow row;
     row.tile = tile;
-    row.layout = analytic::analyze_layout(
-        tile, analytic::default_layout(tile, kAnalysisSimdgroups), device.gpu.simd_width);
+    row.layout = analytic::analyze_layout(tile, analytic::default_layout(tile, kAnalysisSimdgroups),
+                                          device.gpu.simd_width);
     row.fp4 = analytic::iteration_intensity(
         tile, {analytic::WeightFormat::kFp4, analytic::ScaleMode::kNone, 0, false});
     row.fp16 = analytic::iteration_intensity(

@@ -18,14 +18,14 @@ namespace marlin::cli {
 // The tile configurations the tile-sizing analysis studies.
 const std::vector<analytic::Tile>& analysis_tiles();
 
-inline constexpr int kAnalysisSimdgroups = 4;             // 128 threads per threadgroup
-inline constexpr std::int64_t kWaveExampleDim = 4096;     // the analysis's 4096 x 4096 GEMM
+inline constexpr int kAnalysisSimdgroups = 4;          // 128 threads per threadgroup
+inline constexpr std::int64_t kWaveExampleDim = 4096;  // the analysis's 4096 x 4096 GEMM
 
 struct VariantRow {
   analytic::Tile tile;
   analytic::KernelVariant variant = analytic::KernelVariant::kFusedDequant;
   analytic::BudgetResult budget;
-  analytic::OccupancyResult occupancy;     // empty limits when the budget is refused
+  analytic::OccupancyResult occupancy;        // empty limits when the budget is refused
   std::optional<analytic::WaveResult> waves;  // 4096 x 4096 output; none when not resident
 };
 

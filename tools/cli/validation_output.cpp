@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
+#include <thread>
 
 #include "model/common/input_error.h"
 
@@ -15,11 +17,31 @@ validate::ValidationReport validate_seed_claims(const model::DeviceSpec& device,
   return validate::validate_claims(device, claims);
 }
 
-void write_report_file(const validate::ValidationReport& report, const std::string& path) {
+void write_report_file(const validate::ValidationReport& report, const std::string& path,
+                       const std::vector<GuideAnswer>* guide) {
   std::ofstream file(path);
   if (!file) throw InputError(fmt::format("--report: cannot write '{}'", path));
   validate::write_markdown(file, report);
+  if (guide != nullptr) {
+    file << "\n## Configuration selection guide, by simulation\n\n"
+         << "Each workload row of tile-sizing-m4max.md section 9 at a representative shape, "
+            "every recommended configuration simulated (sampled, docs/sampling.md) on "
+         << report.device << ". A recommendation holds when it is the fastest or within the "
+         << "sampling error bound of the fastest.\n\n";
+    write_guide_markdown(file, *guide);
+  }
   if (!file) throw InputError(fmt::format("--report: writing '{}' failed", path));
+}
+
+std::vector<GuideAnswer> simulate_guide_with_progress(const model::DeviceSpec& device,
+                                                      std::ostream& progress) {
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<GuideAnswer> answers =
+      simulate_guide(device, guide_rows(false), threads, [&](std::size_t done, std::size_t total) {
+        progress << fmt::format("\rsimulating the selection guide: {}/{}", done, total)
+                 << (done == total ? "\n" : "") << std::flush;
+      });
+  return answers;
 }
 
 }  // namespace marlin::cli

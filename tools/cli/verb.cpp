@@ -23,17 +23,17 @@ po::variables_map parse_flags(const std::string& verb, const std::vector<std::st
   po::variables_map vm;
   try {
     po::positional_options_description no_positionals;
-    po::store(po::command_line_parser(args)
-                  .options(options)
-                  .positional(no_positionals)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
+    po::store(
+        po::command_line_parser(args)
+            .options(options)
+            .positional(no_positionals)
+            .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+            .run(),
+        vm);
     po::notify(vm);
   } catch (const po::too_many_positional_options_error&) {
-    throw InputError(fmt::format("{}: unexpected word on the command line (flags start with --)",
-                                 verb));
+    throw InputError(
+        fmt::format("{}: unexpected word on the command line (flags start with --)", verb));
   } catch (const po::error& error) {
     throw InputError(fmt::format("{}: {}", verb, error.what()));
   }

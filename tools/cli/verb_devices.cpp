@@ -1,5 +1,6 @@
 // `marlin-sim devices`: the shipped device profiles, or every field of one of them.
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "model/device/device_math.h"
@@ -36,12 +37,13 @@ int run_devices(const std::vector<std::string>& args, Streams streams) {
     return 0;
   }
   nlohmann::json list = nlohmann::json::array();
-  TextTable table({"device", "family", "cores", "clock", "peak FP16", "DRAM", "balance",
-                   "description"});
+  TextTable table(
+      {"device", "family", "cores", "clock", "peak FP16", "DRAM", "balance", "description"});
   for (const std::string& name : model::list_devices()) {
     const model::DeviceSpec device = model::load_device(name);
     list.push_back(device_summary_json(device));
-    table.add_row({name, std::string(model::to_string(device.gpu.family)), std::to_string(device.gpu.cores),
+    table.add_row({name, std::string(model::to_string(device.gpu.family)),
+                   std::to_string(device.gpu.cores),
                    fmt::format("{:.0f} MHz", device.gpu.clock_hz / 1e6),
                    format_rate(model::peak_fp16_flops(device.gpu, device.pipes), "FLOP/s"),
                    format_rate(device.memory.dram_bandwidth_bytes_per_s, "B/s"),

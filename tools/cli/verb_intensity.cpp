@@ -1,6 +1,7 @@
 // `marlin-sim intensity`: arithmetic intensity of a GEMM tile configuration per main-loop
 // iteration and, with --m/--n/--k, of the whole problem against DRAM, on the device roofline.
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "model/analytic/intensity.h"
@@ -35,8 +36,7 @@ analytic::WeightSpec make_weights(const IntensityFlags& flags) {
   } else if (flags.weights == "u4") {
     weights.format = analytic::WeightFormat::kU4;
   } else {
-    throw InputError(
-        fmt::format("--weights: expected fp16, fp4 or u4, got '{}'", flags.weights));
+    throw InputError(fmt::format("--weights: expected fp16, fp4 or u4, got '{}'", flags.weights));
   }
   std::string group = flags.group_size;
   if (group.empty()) group = weights.format == analytic::WeightFormat::kFp16 ? "none" : "128";
@@ -49,7 +49,8 @@ analytic::WeightSpec make_weights(const IntensityFlags& flags) {
     weights.group_size = static_cast<int>(parse_integer("group-size", group, 1, 1 << 24));
   }
   weights.zero_points = flags.zero_points;
-  if (weights.format == analytic::WeightFormat::kFp16 && weights.scales != analytic::ScaleMode::kNone) {
+  if (weights.format == analytic::WeightFormat::kFp16 &&
+      weights.scales != analytic::ScaleMode::kNone) {
     throw InputError("--group-size: fp16 weights have no scales; use --group-size none");
   }
   analytic::validate_weights(weights);
@@ -128,8 +129,8 @@ int run_intensity(const std::vector<std::string>& args, Streams streams) {
 
   if (!flags.plot.empty()) plot_roofline(device, tile, weights, flags.plot);
   const analytic::IterationIntensity it = analytic::iteration_intensity(tile, weights);
-  const analytic::Roofline it_roof = analytic::roofline(machine, static_cast<double>(it.flops),
-                                                        it.total_bytes);
+  const analytic::Roofline it_roof =
+      analytic::roofline(machine, static_cast<double>(it.flops), it.total_bytes);
   nlohmann::json json = {
       {"device", device.name},
       {"tile", analytic::tile_name(tile)},
@@ -151,33 +152,40 @@ int run_intensity(const std::vector<std::string>& args, Streams streams) {
                                analytic::weight_format_name(weights.format));
     TextTable table({"FLOPs", "A bytes", "B bytes", "scale bytes", "zero bytes", "FLOP/B",
                      "FLOP/B without scales"});
-    table.add_row({format_count(it.flops), format_fixed(it.a_bytes, 0), format_fixed(it.b_bytes, 0), format_fixed(it.scale_bytes, 1),
-                   format_fixed(it.zero_point_bytes, 1), format_fixed(it.intensity, 2),
-                   format_fixed(it.intensity_without_scales, 2)});
+    table.add_row({format_count(it.flops), format_fixed(it.a_bytes, 0), format_fixed(it.b_bytes, 0),
+                   format_fixed(it.scale_bytes, 1), format_fixed(it.zero_point_bytes, 1),
+                   format_fixed(it.intensity, 2), format_fixed(it.intensity_without_scales, 2)});
     table.print(streams.out);
     streams.out << '\n';
     print_roofline(streams.out, it_roof);
   }
   if (shape_flags == 3) {
     const analytic::ProblemIntensity p = analytic::problem_intensity(shape, weights);
-    const analytic::Roofline p_roof = analytic::roofline(
-        machine, static_cast<double>(p.flops), static_cast<double>(p.total_bytes));
-    json["problem"] = {{"m", shape.m}, {"n", shape.n}, {"k", shape.k},
-                       {"flops", p.flops}, {"a_bytes", p.a_bytes}, {"b_bytes", p.b_bytes},
-                       {"scale_bytes", p.scale_bytes}, {"zero_point_bytes", p.zero_point_bytes},
-                       {"c_bytes", p.c_bytes}, {"total_bytes", p.total_bytes},
-                       {"intensity", p.intensity}, {"roofline", roofline_json(p_roof)}};
+    const analytic::Roofline p_roof = analytic::roofline(machine, static_cast<double>(p.flops),
+                                                         static_cast<double>(p.total_bytes));
+    json["problem"] = {{"m", shape.m},
+                       {"n", shape.n},
+                       {"k", shape.k},
+                       {"flops", p.flops},
+                       {"a_bytes", p.a_bytes},
+                       {"b_bytes", p.b_bytes},
+                       {"scale_bytes", p.scale_bytes},
+                       {"zero_point_bytes", p.zero_point_bytes},
+                       {"c_bytes", p.c_bytes},
+                       {"total_bytes", p.total_bytes},
+                       {"intensity", p.intensity},
+                       {"roofline", roofline_json(p_roof)}};
     if (!common.json) {
-      streams.out << fmt::format("\nwhole problem M={} N={} K={} against DRAM:\n", shape.m,
-                                 shape.n, shape.k);
-      print_key_values(streams.out,
-                       {{"FLOPs", format_count(p.flops)},
-                        {"bytes", fmt::format("{} (A {}, B {}, scales {}, zeros {}, C {})",
-                                              format_count(p.total_bytes), format_count(p.a_bytes),
-                                              format_count(p.b_bytes), format_count(p.scale_bytes),
-                                              format_count(p.zero_point_bytes),
-                                              format_count(p.c_bytes))},
-                        {"lower-bound time", format_seconds(p_roof.lower_bound_time_s)}});
+      streams.out << fmt::format("\nwhole problem M={} N={} K={} against DRAM:\n", shape.m, shape.n,
+                                 shape.k);
+      print_key_values(
+          streams.out,
+          {{"FLOPs", format_count(p.flops)},
+           {"bytes", fmt::format("{} (A {}, B {}, scales {}, zeros {}, C {})",
+                                 format_count(p.total_bytes), format_count(p.a_bytes),
+                                 format_count(p.b_bytes), format_count(p.scale_bytes),
+                                 format_count(p.zero_point_bytes), format_count(p.c_bytes))},
+           {"lower-bound time", format_seconds(p_roof.lower_bound_time_s)}});
       print_roofline(streams.out, p_roof);
     }
   }

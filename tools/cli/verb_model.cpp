@@ -1,11 +1,11 @@
 // `marlin-sim model`: a workload (a graph of kernel launches, repeated per layer) timed on the
 // device: per-node times, the critical path, time per layer and per step, tokens per second.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <map>
-#include <tuple>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "kernels/launch/selection_table.h"
 #include "model/analytic/intensity.h"
@@ -73,29 +73,32 @@ int run_model(const std::vector<std::string>& args, Streams streams) {
       ("batch", po::value<std::string>(&batch_text)->default_value("1"),
        "sequences per step: M = batch x the workload's tokens per sequence")
       ("timing", po::value<std::string>(&timing)->default_value("simulate"),
-       "simulate: run each kernel on the engine and the timing model; roofline: the analytical "
-       "lower bound of each GEMM (fast)");
+       "simulate: each kernel on the engine and the timing model, sampled (docs/sampling.md); "
+       "full: the same at full fidelity (slow at real shapes); roofline: the analytical lower "
+       "bound of each GEMM");
   // clang-format on
   add_common_flags(options, common);
   const po::variables_map vm = parse_flags("model", args, options);
   if (common.help) {
-    print_help(streams.out,
-               "marlin-sim model --workload NAME|PATH [--batch B] [--timing simulate|roofline] "
-               "[--device D] [--json]",
-               "Times a workload (a graph of quantized GEMM launches, repeated per layer) on the\n"
-               "device: per-node times, the critical path through the dependencies, time per layer\n"
-               "and per step, tokens per second.",
-               options);
+    print_help(
+        streams.out,
+        "marlin-sim model --workload NAME|PATH [--batch B] [--timing simulate|full|roofline] "
+        "[--device D] [--json]",
+        "Times a workload (a graph of quantized GEMM launches, repeated per layer) on the\n"
+        "device: per-node times, the critical path through the dependencies, time per layer\n"
+        "and per step, tokens per second.",
+        options);
     return 0;
   }
   require_flag(vm, "workload");
-  if (timing != "simulate" && timing != "roofline") {
-    throw InputError(fmt::format("--timing: expected simulate or roofline, got '{}'", timing));
+  if (timing != "simulate" && timing != "full" && timing != "roofline") {
+    throw InputError(
+        fmt::format("--timing: expected simulate, full or roofline, got '{}'", timing));
   }
   const std::int64_t batch = parse_integer("batch", batch_text, 1, 1 << 16);
   const workload::Workload w = find_workload(workload_name);
   const model::DeviceSpec device = model::load_device(common.device);
-  const bool simulate = timing == "simulate";
+  const bool simulate = timing != "roofline";
 
   std::map<std::string, std::string> kernel_names;
   std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>, double> cache;
@@ -117,6 +120,7 @@ int run_model(const std::vector<std::string>& args, Streams streams) {
       request.tile = kernel.tile;
       request.problem = {m, node.n, node.k};
       request.group_size = w.group_size;
+      request.sample = timing == "simulate";
       try {
         cache[key] = run_kernel(device, request).timing.seconds;
       } catch (const InputError& error) {
@@ -171,16 +175,16 @@ int run_model(const std::vector<std::string>& args, Streams streams) {
   std::string path;
   for (const std::string& id : t.critical_path) append_item(path, " -> ", id);
   streams.out << '\n';
-  print_key_values(streams.out,
-                   {{"critical path", path},
-                    {"per layer", format_seconds(t.layer_s)},
-                    {w.decode ? "per token step" : "per prefill step",
-                     fmt::format("{} ({} layers)", format_seconds(t.step_s), w.layers)},
-                    {"tokens per second", fmt::format("{:.1f}", t.tokens_per_s)},
-                    {"serial launches",
-                     fmt::format("{} per layer, {:.1f} tokens per second (no overlap between "
-                                 "independent launches)",
-                                 format_seconds(t.serial_layer_s), t.serial_tokens_per_s)}});
+  print_key_values(
+      streams.out,
+      {{"critical path", path},
+       {"per layer", format_seconds(t.layer_s)},
+       {w.decode ? "per token step" : "per prefill step",
+        fmt::format("{} ({} layers)", format_seconds(t.step_s), w.layers)},
+       {"tokens per second", fmt::format("{:.1f}", t.tokens_per_s)},
+       {"serial launches", fmt::format("{} per layer, {:.1f} tokens per second (no overlap between "
+                                       "independent launches)",
+                                       format_seconds(t.serial_layer_s), t.serial_tokens_per_s)}});
   return 0;
 }
 

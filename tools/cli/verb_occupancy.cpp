@@ -1,6 +1,7 @@
 // `marlin-sim occupancy`: resident threadgroups per core for one threadgroup shape, the limit
 // that binds, the next step, and sweeps over one resource.
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "model/common/input_error.h"
@@ -36,8 +37,8 @@ analytic::OccupancyQuery make_query(const po::variables_map& vm, const Occupancy
           : static_cast<int>(parse_integer("threads", flags.threads, 1, 1 << 20));
   query.threadgroup_memory_bytes = parse_byte_count("tg-memory", flags.tg_memory);
   if (!flags.registers.empty()) {
-    query.registers_per_thread = static_cast<int>(parse_integer("registers", flags.registers, 1,
-                                                                1 << 16));
+    query.registers_per_thread =
+        static_cast<int>(parse_integer("registers", flags.registers, 1, 1 << 16));
   }
   return query;
 }
@@ -60,8 +61,8 @@ int run_sweep(const OccupancyFlags& flags, const CommonFlags& common,
     points = analytic::sweep_registers(query, spec);
     x_name = "registers";
   } else {
-    throw InputError(fmt::format(
-        "--sweep: expected threads, tg-memory or registers, got '{}'", flags.sweep));
+    throw InputError(
+        fmt::format("--sweep: expected threads, tg-memory or registers, got '{}'", flags.sweep));
   }
   if (common.json) {
     streams.out << sweep_json(x_name, points).dump(2) << '\n';
@@ -114,8 +115,8 @@ int run_occupancy(const std::vector<std::string>& args, Streams streams) {
 
   const analytic::OccupancyResult result = analytic::compute_occupancy(query, spec);
   if (result.refused) {
-    throw InputError(fmt::format("{} refuses this threadgroup: {}", device.name,
-                                 result.refusal_reason));
+    throw InputError(
+        fmt::format("{} refuses this threadgroup: {}", device.name, result.refusal_reason));
   }
   if (common.json) {
     nlohmann::json json = occupancy_json(query, result);

@@ -2,6 +2,7 @@
 // model: predicted time, occupancy, waves, roofline, where the time goes, and with --check the
 // functional result against the CPU reference.
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "model/common/input_error.h"
@@ -24,8 +25,10 @@ struct RunFlags {
   std::string threadgroups, activation, seed = "1", host_threads = "1";
   std::string trace, trace_cores, trace_max_events, trace_every;
   std::string plot;
+  std::string sample_cores;
   bool bias = false;
   bool check = false;
+  bool sample = false;
 };
 
 kernels::Activation parse_activation(const std::string& text) {
@@ -44,21 +47,28 @@ KernelRunRequest make_request(const po::variables_map& vm, const RunFlags& flags
   request.problem.m = parse_integer("m", flags.m, 1, 1 << 20);
   request.problem.n = parse_integer("n", flags.n, 1, 1 << 20);
   request.problem.k = parse_integer("k", flags.k, 1, 1 << 20);
-  request.problem.k_parallel = static_cast<int>(parse_integer("k-parallel", flags.k_parallel, 1, 64));
+  request.problem.k_parallel =
+      static_cast<int>(parse_integer("k-parallel", flags.k_parallel, 1, 64));
   if (!flags.threadgroups.empty()) {
     request.problem.num_threadgroups =
         static_cast<std::uint32_t>(parse_integer("threadgroups", flags.threadgroups, 1, 1 << 24));
   }
   request.problem.bias = flags.bias;
   request.problem.activation = parse_activation(flags.activation);
-  request.group_size = flags.group_size == "column"
-                           ? kernels::kPerColumnGroup
-                           : static_cast<int>(parse_integer("group-size", flags.group_size, 8,
-                                                            1 << 20));
+  request.group_size =
+      flags.group_size == "column"
+          ? kernels::kPerColumnGroup
+          : static_cast<int>(parse_integer("group-size", flags.group_size, 8, 1 << 20));
   request.check = flags.check;
   request.seed = static_cast<std::uint64_t>(parse_integer("seed", flags.seed, 0, INT64_MAX));
   request.host_threads =
       static_cast<unsigned>(parse_integer("host-threads", flags.host_threads, 1, 256));
+  request.sample = flags.sample;
+  if (!flags.sample_cores.empty()) {
+    if (!flags.sample) throw InputError("--sample-cores needs --sample");
+    request.sample_cores =
+        static_cast<int>(parse_integer("sample-cores", flags.sample_cores, 1, 1 << 16));
+  }
   request.trace_path = flags.trace;
   if (flags.trace.empty() && (vm.count("trace-cores") != 0 || vm.count("trace-max-events") != 0 ||
                               vm.count("trace-every") != 0)) {
@@ -115,6 +125,11 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
        "classic matmuls: relu, gelu or silu after the bias")
       ("check", po::bool_switch(&flags.check),
        "compare the output with the double-precision CPU reference; exit 1 if it fails")
+      ("sample", po::bool_switch(&flags.sample),
+       "sampled simulation: a slice of the cores at two reduced K, extrapolated "
+       "(docs/sampling.md)")
+      ("sample-cores", po::value<std::string>(&flags.sample_cores),
+       "cores the sampled run simulates (default 1)")
       ("seed", po::value<std::string>(&flags.seed)->default_value("1"), "seed of the operands")
       ("host-threads", po::value<std::string>(&flags.host_threads)->default_value("1"),
        "host threads for the engine (results are identical at any count)")
@@ -134,7 +149,8 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
   if (common.help) {
     print_help(streams.out,
                "marlin-sim run --kernel NAME [--tile MxNxK] --m M --n N --k K [--group-size G] "
-               "[--k-parallel P] [--check] [--trace FILE [--trace-cores N] [--trace-max-events N] "
+               "[--k-parallel P] [--check | --sample [--sample-cores C]] [--trace FILE "
+               "[--trace-cores N] [--trace-max-events N] "
                "[--trace-every K]] [--device D] [--json]",
                "Runs one kernel on random operands of the given shape on the execution engine\n"
                "and replays it on the device's timing model: predicted time, occupancy, waves,\n"

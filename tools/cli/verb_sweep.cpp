@@ -29,6 +29,7 @@ struct SweepFlags {
   std::vector<std::string> merge;
   std::string host_threads;
   std::string plot;
+  bool sample = false;
 };
 
 SweepSpec make_spec(const po::variables_map& vm, const SweepFlags& flags) {
@@ -54,6 +55,7 @@ SweepSpec make_spec(const po::variables_map& vm, const SweepFlags& flags) {
                           : static_cast<int>(parse_integer("group-size", group, 8, 1 << 20)));
     kernels::WeightFormat{kernels::WeightFormatKind::kFp4E2M1, spec.group_sizes.back()}.validate();
   }
+  spec.sample = flags.sample;
   spec.k_parallel.clear();
   for (const std::int64_t p : parse_integer_list("k-parallel", flags.k_parallel, 1, 64)) {
     spec.k_parallel.push_back(static_cast<int>(p));
@@ -138,6 +140,8 @@ int run_sweep_verb(const std::vector<std::string>& args, Streams streams) {
        "comma-separated group sizes (multiples of 8) or 'column'")
       ("k-parallel", po::value<std::string>(&flags.k_parallel)->default_value("1"),
        "comma-separated K-slice factors for the striped kernel")
+      ("sample", po::bool_switch(&flags.sample),
+       "sampled simulation of each configuration (docs/sampling.md)")
       ("shard", po::value<std::string>(&flags.shard), "run shard i/n of the configurations")
       ("merge", po::value<std::vector<std::string>>(&flags.merge)->multitoken(),
        "combine shard outputs (files written with --out) instead of running")
@@ -155,7 +159,7 @@ int run_sweep_verb(const std::vector<std::string>& args, Streams streams) {
   if (common.help) {
     print_help(streams.out,
                "marlin-sim sweep [--kernels K1,K2] [--tiles T1,T2] --m M1,M2 --n N --k K "
-               "[--group-size G] [--k-parallel P1,P2] [--shard i/n --out FILE] "
+               "[--group-size G] [--k-parallel P1,P2] [--sample] [--shard i/n --out FILE] "
                "[--merge FILE...] [--table FILE] [--source FILE] [--device D] [--json]",
                "Runs every configuration on the engine and the device's timing model, ranks them\n"
                "per shape and writes the dispatch table: the fastest configuration per range of\n"

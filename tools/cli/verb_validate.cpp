@@ -1,9 +1,10 @@
 // `marlin-sim validate`: every numeric claim of the seed analyses checked against the model for
 // the chosen device; a summary on stdout and, with --report, the full Markdown report.
-#include <fstream>
-
 #include <fmt/format.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "model/common/input_error.h"
 #include "model/device/profile_loader.h"
@@ -18,9 +19,12 @@ int run_validate(const std::vector<std::string>& args, Streams streams) {
   CommonFlags common;
   std::string report_path;
   std::string claims_path;
+  bool simulate = false;
   po::options_description options("validate flags");
   // clang-format off
   options.add_options()
+      ("simulate", po::bool_switch(&simulate),
+       "also answer the configuration-selection guide by sampled simulation")
       ("report", po::value<std::string>(&report_path), "write the full Markdown report here")
       ("claims", po::value<std::string>(&claims_path),
        "claims file (default: the shipped tools/validate/claims.json)");
@@ -28,21 +32,27 @@ int run_validate(const std::vector<std::string>& args, Streams streams) {
   add_common_flags(options, common);
   parse_flags("validate", args, options);
   if (common.help) {
-    print_help(streams.out,
-               "marlin-sim validate [--device D] [--report FILE] [--claims FILE] [--json]",
-               "Checks every numeric claim of the tile-sizing, architecture and stripe-partitioning\n"
-               "analyses against the model of the device: holds, does not hold (with the\n"
-               "corrected value and a worked reason) or cannot be checked (with why).",
-               options);
+    print_help(
+        streams.out,
+        "marlin-sim validate [--device D] [--report FILE] [--claims FILE] [--simulate] [--json]",
+        "Checks every numeric claim of the tile-sizing, architecture and stripe-partitioning\n"
+        "analyses against the model of the device: holds, does not hold (with the\n"
+        "corrected value and a worked reason) or cannot be checked (with why).",
+        options);
     return 0;
   }
   const model::DeviceSpec device = model::load_device(common.device);
   const validate::ValidationReport report = validate_seed_claims(device, claims_path);
-  if (!report_path.empty()) write_report_file(report, report_path);
+  std::optional<std::vector<GuideAnswer>> guide;
+  if (simulate) guide = simulate_guide_with_progress(device, streams.err);
+  if (!report_path.empty()) write_report_file(report, report_path, guide ? &*guide : nullptr);
   if (common.json) {
-    streams.out << validate::to_json(report).dump(2) << '\n';
+    nlohmann::json json = validate::to_json(report);
+    if (guide) json["selection_guide"] = guide_json(*guide);
+    streams.out << json.dump(2) << '\n';
   } else {
     validate::write_summary(streams.out, report);
+    if (guide) print_guide_summary(streams.out, *guide);
     if (!report_path.empty()) streams.out << "\nfull report: " << report_path << '\n';
   }
   return 0;

@@ -12,6 +12,7 @@ const std::vector<Verb>& verbs() {
       {"validate", "check every numeric claim of the seed analyses on the device", run_validate},
       {"sweep", "rank kernels x tiles x shapes and write the dispatch table", run_sweep_verb},
       {"model", "time a workload graph of kernel launches: per layer, per token", run_model},
+      {"bench", "the simulator's own speed against its targets", run_bench_verb},
   };
   return kVerbs;
 }

@@ -15,5 +15,6 @@ int run_run(const std::vector<std::string>& args, Streams streams);
 int run_validate(const std::vector<std::string>& args, Streams streams);
 int run_sweep_verb(const std::vector<std::string>& args, Streams streams);
 int run_model(const std::vector<std::string>& args, Streams streams);
+int run_bench_verb(const std::vector<std::string>& args, Streams streams);
 
 }  // namespace marlin::cli

@@ -1,0 +1,122 @@
+// The command-line faces of sampled simulation: `run --sample`, `sweep --sample`,
+// `model --timing`, `validate --simulate`'s selection guide and `bench`.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model/device/profile_loader.h"
+#include "tests/tools/cli_runner.h"
+#include "tools/cli/sampling.h"
+#include "tools/cli/selection_guide.h"
+
+namespace marlin::cli::testing {
+namespace {
+
+TEST(CliSample, RunReportsHowItSampled) {
+  const nlohmann::json json =
+      run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
+                "--n", "4096", "--k", "1024", "--sample", "--json"});
+  const nlohmann::json& s = json.at("sampling");
+  // K = 1024 = 4 K_high: sampled at 128 and 256. 64 threadgroups over 40 cores: the busiest
+  // core runs ceil(64 / 40) = 2, the slice is 2 of 64.
+  EXPECT_EQ(s.at("k_values"), nlohmann::json::array({128, 256}));
+  EXPECT_EQ(s.at("cores"), 1);
+  EXPECT_DOUBLE_EQ(s.at("threadgroup_share").get<double>(), 2.0 / 64);
+  // Work: 2/64 of the threadgroups at 128 + 256 of 1024 rows of K.
+  EXPECT_DOUBLE_EQ(s.at("work_fraction").get<double>(), (128.0 + 256.0) / 1024 * 2 / 64);
+  EXPECT_LT(json.at("simulator").at("instructions").get<std::int64_t>(),
+            json.at("simulator").at("predicted_instructions").get<std::int64_t>());
+}
+
+TEST(CliSample, RefusesWhatNeedsTheFullRun) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "1", "--n",
+            "64", "--k", "64", "--sample", "--check"},
+           {"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "1", "--n",
+            "64", "--k", "64", "--sample", "--trace", "/tmp/marlin-sample-trace.json"},
+           {"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "1", "--n",
+            "64", "--k", "64", "--sample-cores", "2"},
+           {"model", "--workload", "llama2-7b-decode", "--timing", "sampled"}}) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back();
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+TEST(CliSample, SweepCarriesTheSampleFlagThroughShards) {
+  const std::string dir = ::testing::TempDir();
+  const std::vector<std::string> base = {"sweep",
+                                         "--m",
+                                         "1,16",
+                                         "--n",
+                                         "256",
+                                         "--k",
+                                         "1024",
+                                         "--tiles",
+                                         "64x64x32",
+                                         "--kernels",
+                                         "marlin_gemm_fused_fp4",
+                                         "--sample"};
+  std::vector<std::string> whole = base;
+  whole.insert(whole.end(), {"--json"});
+  const nlohmann::json all = run_json(whole);
+  EXPECT_TRUE(all.at("spec").at("sample").get<bool>());
+  std::vector<std::string> merge = {"sweep", "--merge"};
+  for (int i = 0; i < 2; ++i) {
+    std::vector<std::string> shard = base;
+    const std::string out = dir + "/sample_shard" + std::to_string(i) + ".json";
+    shard.insert(shard.end(), {"--shard", std::to_string(i) + "/2", "--out", out});
+    EXPECT_EQ(run_cli(shard).exit_code, 0);
+    merge.push_back(out);
+  }
+  merge.push_back("--json");
+  EXPECT_EQ(run_json(merge).at("results"), all.at("results"));
+}
+
+TEST(SelectionGuide, FastestIsTheMinimumAndHoldsFollowsTheBound) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  const std::vector<GuideRow> rows = {
+      {"tiny", "1", 1, 256, 128, "64x64x32 fused"},
+      {"tiny refused", "1", 1, 256, 128, "no such configuration"},
+  };
+  const std::vector<GuideAnswer> answers = simulate_guide(device, rows, 2);
+  ASSERT_EQ(answers.size(), 2u);
+  for (const GuideAnswer& a : answers) {
+    ASSERT_EQ(a.cells.size(), guide_configs().size());
+    double best = 1e30;
+    std::string best_name;
+    double recommended = -1;
+    for (const GuideCell& cell : a.cells) {
+      ASSERT_TRUE(cell.seconds.has_value()) << cell.config << ": " << cell.refusal;
+      if (*cell.seconds < best) {
+        best = *cell.seconds;
+        best_name = cell.config;
+      }
+      if (cell.config == a.row.recommended) recommended = *cell.seconds;
+    }
+    EXPECT_EQ(a.fastest, best_name);
+    EXPECT_EQ(a.holds, recommended >= 0 && recommended <= best * (1 + kSampledErrorBound));
+  }
+  EXPECT_FALSE(answers[1].holds);  // a recommendation that is not a configuration never holds
+}
+
+TEST(CliBench, QuickRunReportsEveryCaseAgainstItsTarget) {
+  const nlohmann::json json = run_json({"bench", "--quick", "--json"});
+  const nlohmann::json& cases = json.at("cases");
+  ASSERT_EQ(cases.size(), 6u);
+  for (const nlohmann::json& c : cases) {
+    if (c.at("measured").is_null()) {
+      EXPECT_FALSE(c.at("note").get<std::string>().empty());  // says why it was not run
+      continue;
+    }
+    const double measured = c.at("measured").get<double>();
+    const double target = c.at("target").get<double>();
+    const bool higher = c.at("higher_is_better").get<bool>();
+    EXPECT_GT(measured, 0);
+    EXPECT_DOUBLE_EQ(c.at("ratio").get<double>(), higher ? target / measured : measured / target);
+    EXPECT_EQ(c.at("met").get<bool>(), higher ? measured >= target : measured <= target);
+  }
+}
+
+}  // namespace
+}  // namespace marlin::cli::testing

@@ -1,0 +1,75 @@
+// The sampled simulation's error bound: on each shape, the cycles of `--sample` are within
+// kSampledErrorBound of the full-fidelity run's. The shapes cover every kernel family, a
+// decode row, ragged M and N, K-parallel stripes and a launch whose last wave is partial;
+// both runs are deterministic, so this is an exact check of the bound on these shapes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "model/device/profile_loader.h"
+#include "tools/cli/kernel_run.h"
+
+namespace marlin::cli {
+namespace {
+
+struct Shape {
+  std::string device;
+  std::string kernel;
+  std::optional<analytic::Tile> tile;
+  std::int64_t m, n, k;
+  int k_parallel = 1;
+};
+
+void PrintTo(const Shape& s, std::ostream* os) {
+  *os << s.device << " " << s.kernel << " " << s.m << "x" << s.n << "x" << s.k << " P"
+      << s.k_parallel;
+}
+
+class SampledAccuracy : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(SampledAccuracy, CyclesWithinTheBoundOfTheFullRun) {
+  const Shape& s = GetParam();
+  const model::DeviceSpec device = model::load_device(s.device);
+  KernelRunRequest request;
+  request.kernel = s.kernel;
+  request.tile = s.tile;
+  request.problem = {.m = s.m, .n = s.n, .k = s.k, .k_parallel = s.k_parallel};
+  request.host_threads = 2;
+  const KernelRunReport full = run_kernel(device, request);
+  request.sample = true;
+  const KernelRunReport sampled = run_kernel(device, request);
+  ASSERT_TRUE(sampled.sampling.has_value());
+  // The sample did less work than the full run: K was sampled or threadgroups were sliced.
+  EXPECT_LT(sampled.sampling->work_fraction, 0.5);
+  const double full_cycles = static_cast<double>(full.timing.total_cycles.count());
+  const double error =
+      std::abs(static_cast<double>(sampled.timing.total_cycles.count()) - full_cycles) /
+      full_cycles;
+  EXPECT_LE(error, kSampledErrorBound)
+      << "full " << full_cycles << " sampled " << sampled.timing.total_cycles.count();
+}
+
+const analytic::Tile k64x64x32{64, 64, 32};
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, SampledAccuracy,
+    ::testing::Values(
+        // Decode: one row of tiles, one threadgroup per core.
+        Shape{"m4max", "marlin_gemm_fused_fp4", k64x64x32, 16, 512, 1024},
+        Shape{"m4max", "marlin_gemm_fused_u4zp", analytic::Tile{32, 128, 32}, 8, 1024, 2048},
+        // Ragged M and N over several threadgroups per core (too ragged to slice: K sampled).
+        Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 200, 320, 1024},
+        // Ragged N on a grid large enough to slice.
+        Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 16, 4000, 1024},
+        // Double-buffered kernel, the whole grid resident at once.
+        Shape{"m4max", "marlin_gemm_fp4", k64x64x32, 128, 1024, 1024},
+        // Stripes with two K slices, then the reduction.
+        Shape{"m4max", "marlin_gemm_fp4_striped", k64x64x32, 32, 512, 2048, 2},
+        // A classic FP16 matmul.
+        Shape{"m4pro-16c", "matmul_tiled_32x32_f16", std::nullopt, 128, 256, 1024},
+        // More threadgroups than slots: two waves, the last one partial.
+        Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 512, 960, 1024}));
+
+}  // namespace
+}  // namespace marlin::cli

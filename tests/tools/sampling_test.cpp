@@ -1,0 +1,231 @@
+// The pieces of sampled simulation (tools/cli/sampling.h), each against values worked out by
+// hand: the K unit and the sampled lengths, the slice's block, the scaled device, the
+// renumbered traces, the distinct-byte count and the extrapolation.
+#include "tools/cli/sampling.h"
+
+#include <gtest/gtest.h>
+
+#include "kernels/launch/kernel_catalog.h"
+#include "model/device/profile_loader.h"
+
+namespace marlin::cli {
+namespace {
+
+kernels::GemmKernel fused_64x64x32() {
+  return kernels::find_gemm_kernel("marlin_gemm_fused_fp4", analytic::Tile{64, 64, 32});
+}
+
+TEST(Sampling, KUnitIsTheStepRoundedToTheScaleGroup) {
+  kernels::GemmProblem p;
+  p.k_parallel = 1;
+  // Step 32, group 128: lcm 128. Group 48: lcm(32, 48) = 96. Per-column scales: the step.
+  EXPECT_EQ(k_sampling_unit(fused_64x64x32(), p, 128), 128);
+  EXPECT_EQ(k_sampling_unit(fused_64x64x32(), p, 48), 96);
+  EXPECT_EQ(k_sampling_unit(fused_64x64x32(), p, kernels::kPerColumnGroup), 32);
+  p.k_parallel = 3;  // step 96, group 128: lcm 384
+  EXPECT_EQ(k_sampling_unit(fused_64x64x32(), p, 128), 384);
+}
+
+TEST(Sampling, KIsSampledOnlyWhenLongEnough) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  kernels::GemmProblem p{.m = 16, .n = 4096, .k = 4096};
+  const sim::Dim3 grid = main_grid(fused_64x64x32(), p);
+  // K_low = four steps of 32 = 128 (already a multiple of the group), K_high = 256.
+  EXPECT_EQ(plan_sampling(device, fused_64x64x32(), p, 128, grid, 1).k_values,
+            (std::vector<std::int64_t>{128, 256}));
+  // 4 * K_high = 1024 is the shortest K that is sampled.
+  p.k = 1024;
+  EXPECT_EQ(plan_sampling(device, fused_64x64x32(), p, 128, grid, 1).k_values.size(), 2u);
+  p.k = 896;
+  EXPECT_EQ(plan_sampling(device, fused_64x64x32(), p, 128, grid, 1).k_values,
+            (std::vector<std::int64_t>{896}));
+  // Not a multiple of the unit: the full K.
+  p.k = 4096 + 32;
+  EXPECT_EQ(plan_sampling(device, fused_64x64x32(), p, 128, grid, 1).k_values,
+            (std::vector<std::int64_t>{4096 + 32}));
+}
+
+TEST(Sampling, SliceIsTheMostLoadedCoresShareInAGridShapedBlock) {
+  const model::DeviceSpec device = model::load_device("m4max");  // 40 cores
+  const kernels::GemmProblem p{.m = 4096, .n = 4096, .k = 4096};
+  const sim::Dim3 grid = main_grid(fused_64x64x32(), p);
+  ASSERT_EQ(grid.x, 64u);
+  ASSERT_EQ(grid.y, 64u);
+  // 4096 threadgroups over 40 cores: the busiest core runs ceil(4096 / 40) = 103. A square
+  // grid gives a square block: round(sqrt(103)) = 10 columns, ceil(103 / 10) = 11 rows.
+  SamplingPlan plan = plan_sampling(device, fused_64x64x32(), p, 128, grid, 1);
+  EXPECT_EQ(plan.cores, 1);
+  EXPECT_EQ(plan.slice.x, 10u);
+  EXPECT_EQ(plan.slice.y, 11u);
+  EXPECT_EQ(plan.slice.count, 103u);
+  EXPECT_EQ(threadgroups_in_slice(plan.slice, grid), 103);
+  // Two cores: 206 threadgroups, round(sqrt(206)) = 14 columns, ceil(206 / 14) = 15 rows.
+  plan = plan_sampling(device, fused_64x64x32(), p, 128, grid, 2);
+  EXPECT_EQ(plan.slice.x, 14u);
+  EXPECT_EQ(plan.slice.y, 15u);
+  EXPECT_EQ(threadgroups_in_slice(plan.slice, grid), 206);
+
+  // Decode, 1 row of 64 tiles: ceil(64 / 40) = 2 threadgroups; the block is
+  // round(sqrt(2 * 64)) = 11 columns by ceil(2 / 11) = 1 row, holding the first two.
+  const kernels::GemmProblem decode{.m = 16, .n = 4096, .k = 4096};
+  plan =
+      plan_sampling(device, fused_64x64x32(), decode, 128, main_grid(fused_64x64x32(), decode), 1);
+  EXPECT_EQ(plan.slice.x, 11u);
+  EXPECT_EQ(plan.slice.y, 1u);
+  EXPECT_EQ(threadgroups_in_slice(plan.slice, {64, 1, 1}), 2);
+
+  // A grid no bigger than the slice is not sliced.
+  plan = plan_sampling(device, fused_64x64x32(), {.m = 16, .n = 64, .k = 64}, 128, {1, 1, 1}, 1);
+  EXPECT_EQ(plan.slice.x, 0u);
+  EXPECT_EQ(plan.cores, 40);
+}
+
+TEST(Sampling, GridsWithManyRaggedEdgeThreadgroupsAreNotSliced) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  // 65 x 65 tiles (M = N = 4100): the last row and column are ragged, 65 + 65 - 1 = 129 of
+  // 4225 threadgroups = 3.1%: sliced.
+  kernels::GemmProblem p{.m = 4100, .n = 4100, .k = 4096};
+  EXPECT_NE(
+      plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 1).slice.x,
+      0u);
+  // 4 x 20 tiles (M = 200, N = 1280): the last row, 20 of 80 = 25%: not sliced.
+  p = {.m = 200, .n = 1280, .k = 4096};
+  EXPECT_EQ(
+      plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 1).slice.x,
+      0u);
+  // One row of 64 tiles with M = 16: every threadgroup is ragged alike: sliced.
+  p = {.m = 16, .n = 4096, .k = 4096};
+  EXPECT_NE(
+      plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 1).slice.x,
+      0u);
+}
+
+TEST(Sampling, SliceCountsClipToTheGrid) {
+  // Block 4 x 3 holding 10: rows 0 and 1 whole, row 2 columns 0 and 1. In a 3 x 5 grid only
+  // columns 0..2 exist: 3 + 3 + 2 = 8.
+  const sim::ThreadgroupSlice slice{.x = 4, .y = 3, .count = 10};
+  EXPECT_EQ(threadgroups_in_slice(slice, {3, 5, 1}), 8);
+  EXPECT_EQ(threadgroups_in_slice(slice, {8, 8, 1}), 10);
+  EXPECT_EQ(threadgroups_in_slice(slice, {8, 8, 2}), 10);  // z = 0 only
+  EXPECT_EQ(threadgroups_in_slice(sim::ThreadgroupSlice{}, {8, 8, 2}), 128);
+  // Strided: 2 of every 5 of 12: indices 0, 1, 5, 6, 10, 11.
+  EXPECT_EQ(threadgroups_in_slice({.x = 2, .period = 5}, {12, 1, 1}), 6);
+}
+
+TEST(Sampling, StripedKernelTakesEveryCoresThThreadgroup) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  const kernels::GemmKernel striped =
+      kernels::find_gemm_kernel("marlin_gemm_fp4_striped", analytic::Tile{64, 64, 32});
+  // 8 x 64 tiles x 4 slices = 2048 work units over a 520-threadgroup wave: 520 launched, the
+  // busiest core runs 13 of them (0, 40, ..., 480).
+  kernels::GemmProblem p{.m = 512, .n = 4096, .k = 4096, .k_parallel = 4, .num_threadgroups = 520};
+  ASSERT_EQ(main_grid(striped, p).x, 520u);
+  SamplingPlan plan = plan_sampling(device, striped, p, 128, main_grid(striped, p), 1);
+  EXPECT_EQ(plan.slice.period, 40u);
+  EXPECT_EQ(plan.slice.x, 1u);
+  EXPECT_EQ(threadgroups_in_slice(plan.slice, {520, 1, 1}), 13);
+  // 1 x 32 tiles x 4 slices = 128 units: only 128 threadgroups are launched, still sliced.
+  p.m = 64;
+  p.n = 2048;
+  EXPECT_EQ(main_grid(striped, p).x, 128u);
+  // 1 x 8 tiles x 2 slices = 16 units, fewer than the cores: not sliced.
+  p = {.m = 32, .n = 512, .k = 2048, .k_parallel = 2, .num_threadgroups = 520};
+  EXPECT_EQ(main_grid(striped, p).x, 16u);
+  plan = plan_sampling(device, striped, p, 128, main_grid(striped, p), 1);
+  EXPECT_EQ(plan.slice.x, 0u);
+}
+
+TEST(Sampling, SliceDeviceKeepsCachesAndScalesDram) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  const model::DeviceSpec slice = slice_device(device, 2, 0.1, 0.25);
+  EXPECT_EQ(slice.gpu.cores, 2);
+  EXPECT_DOUBLE_EQ(slice.memory.l2_bytes_per_cycle, device.memory.l2_bytes_per_cycle * 0.1);
+  EXPECT_DOUBLE_EQ(slice.memory.dram_bandwidth_bytes_per_s,
+                   device.memory.dram_bandwidth_bytes_per_s * 0.25);
+  EXPECT_EQ(slice.memory.l2.size_bytes, device.memory.l2.size_bytes);
+  EXPECT_EQ(slice.memory.slc.size_bytes, device.memory.slc.size_bytes);
+}
+
+TEST(Sampling, SharedLinesAreThoseOfTwoOrMoreThreadgroups) {
+  // Threadgroup (0,0,0) touches line 0 and line 1 of buffer 2; threadgroup (1,0,0) touches
+  // line 1 (twice, from two simdgroups) and line 3. Only line 1 is shared.
+  sim::LaunchTrace trace;
+  const auto simdgroup = [](std::uint32_t x, std::vector<std::uint32_t> offsets) {
+    sim::SimdgroupTrace sg;
+    sg.threadgroup = {x, 0, 0};
+    for (std::uint32_t i = 0; i < offsets.size(); ++i) {
+      sg.accesses.push_back({offsets[i], 2, 4, static_cast<std::uint8_t>(i)});
+    }
+    sg.ops.push_back({.op = sim::OpClass::kDeviceLoad,
+                      .count = static_cast<std::uint16_t>(offsets.size()),
+                      .first_access = 0});
+    return sg;
+  };
+  trace.simdgroups = {simdgroup(0, {0, 128}), simdgroup(1, {130}), simdgroup(1, {140, 384})};
+  const std::vector<std::uint64_t> shared = shared_device_lines(trace, 128);
+  ASSERT_EQ(shared.size(), 1u);
+  EXPECT_EQ(shared[0], (std::uint64_t{2} << 40) | 1);
+
+  // The warm-up loads each line once: one op of one access at the line's first byte.
+  const sim::LaunchTrace warm = warm_up_trace(shared, 128);
+  ASSERT_EQ(warm.simdgroups.size(), 1u);
+  ASSERT_EQ(warm.simdgroups[0].ops.size(), 1u);
+  EXPECT_EQ(warm.simdgroups[0].ops[0].op, sim::OpClass::kDeviceLoad);
+  EXPECT_EQ(warm.simdgroups[0].ops[0].mask, 1u);
+  EXPECT_EQ(warm.simdgroups[0].accesses[0].offset, 128u);
+  EXPECT_EQ(warm.simdgroups[0].accesses[0].buffer, 2u);
+}
+
+TEST(Sampling, WarmUpOpsHoldThirtyTwoLinesEach) {
+  std::vector<std::uint64_t> lines(70);
+  for (std::uint64_t i = 0; i < lines.size(); ++i) lines[i] = i;
+  const sim::LaunchTrace warm = warm_up_trace(lines, 64);
+  // 70 = 32 + 32 + 6.
+  ASSERT_EQ(warm.simdgroups[0].ops.size(), 3u);
+  EXPECT_EQ(warm.simdgroups[0].ops[2].count, 6u);
+  EXPECT_EQ(warm.simdgroups[0].ops[2].mask, 0x3Fu);
+  EXPECT_EQ(warm.simdgroups[0].accesses[69].offset, 69u * 64);
+}
+
+TEST(Sampling, CompactSliceRenumbersThreadgroupsInOrder) {
+  sim::LaunchTrace trace;
+  trace.threadgroups_per_grid = {8, 8, 1};
+  for (const auto& tg : {std::array<std::uint32_t, 3>{0, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}}) {
+    sim::SimdgroupTrace sg;
+    sg.threadgroup = tg;
+    trace.simdgroups.push_back(sg);
+  }
+  const sim::LaunchTrace out = compact_slice(trace);
+  EXPECT_EQ(out.threadgroups_per_grid, (std::array<std::uint32_t, 3>{3, 1, 1}));
+  EXPECT_EQ(out.simdgroups[0].threadgroup, (std::array<std::uint32_t, 3>{0, 0, 0}));
+  EXPECT_EQ(out.simdgroups[1].threadgroup, (std::array<std::uint32_t, 3>{0, 0, 0}));
+  EXPECT_EQ(out.simdgroups[2].threadgroup, (std::array<std::uint32_t, 3>{1, 0, 0}));
+  EXPECT_EQ(out.simdgroups[3].threadgroup, (std::array<std::uint32_t, 3>{2, 0, 0}));
+}
+
+TEST(Sampling, DistinctDeviceBytesCountLinesOnce) {
+  sim::LaunchTrace trace;
+  sim::SimdgroupTrace sg;
+  // Buffer 0: bytes 0..3 and 124..131 (lines 0 and 1 of 128 B); buffer 1: byte 0 (its line
+  // 0); threadgroup memory is not counted.
+  sg.accesses = {{0, 0, 4, 0}, {124, 0, 8, 1}, {0, 1, 2, 2}, {0, sim::kThreadgroupBufferId, 4, 3}};
+  sg.ops.push_back({.op = sim::OpClass::kDeviceLoad, .count = 2, .first_access = 0});
+  sg.ops.push_back({.op = sim::OpClass::kDeviceStore, .count = 1, .first_access = 2});
+  sg.ops.push_back({.op = sim::OpClass::kThreadgroupLoad,
+                    .kind = static_cast<std::uint8_t>(sim::Space::kThreadgroup),
+                    .count = 1,
+                    .first_access = 3});
+  trace.simdgroups = {sg, sg};  // the same lines again
+  EXPECT_EQ(distinct_device_bytes(trace, 128), 3 * 128);
+}
+
+TEST(Sampling, ExtrapolatesAlongTheLine) {
+  // Through (128, 1000) and (256, 1800): slope 6.25 per K; at 4096: 1000 + 6.25 * 3968.
+  EXPECT_EQ(extrapolate(128, 1000, 256, 1800, 4096), 1000 + 24800);
+  EXPECT_EQ(extrapolate(128, 1000, 128, 1000, 4096), 1000);  // one point: as is
+  // 3 / 2 per K from 10: at 11, 100 + 1.5, rounded half away from zero.
+  EXPECT_EQ(extrapolate(10, 100, 12, 103, 11), 102);
+}
+
+}  // namespace
+}  // namespace marlin::cli

@@ -1,0 +1,192 @@
+// `marlin-sim bench`: the simulator's own speed against its targets (docs/performance.md):
+// full-fidelity runs, instruction rate, sampled runs and the sampled selection sweep, each
+// printed beside its target and the ratio.
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "model/device/profile_loader.h"
+#include "tools/cli/format.h"
+#include "tools/cli/kernel_run.h"
+#include "tools/cli/selection_guide.h"
+#include "tools/cli/table.h"
+#include "tools/cli/verbs.h"
+
+namespace po = boost::program_options;
+
+namespace marlin::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One benchmark result: measured against a target where smaller is better (times, bytes) or
+// larger is better (rates). `measured` nullopt: not run.
+struct BenchRow {
+  std::string name;
+  std::string unit;  // "s", "B", "instr/s"
+  double target = 0;
+  bool higher_is_better = false;
+  std::optional<double> measured;
+  std::string note;
+
+  [[nodiscard]] bool met() const {
+    return measured && (higher_is_better ? *measured >= target : *measured <= target);
+  }
+  // measured / target for "at most" targets, target / measured for "at least" ones: <= 1 is met.
+  [[nodiscard]] double ratio() const {
+    if (!measured || *measured == 0) return 0;
+    return higher_is_better ? target / *measured : *measured / target;
+  }
+};
+
+// A row with an "at most" target, not yet measured.
+BenchRow make_row(std::string name, std::string unit, double target) {
+  BenchRow row;
+  row.name = std::move(name);
+  row.unit = std::move(unit);
+  row.target = target;
+  return row;
+}
+
+std::int64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
+}
+
+KernelRunRequest fused_request(std::int64_t m, std::int64_t n, std::int64_t k, bool sample,
+                               unsigned threads) {
+  KernelRunRequest request;
+  request.kernel = "marlin_gemm_fused_fp4";
+  request.tile = analytic::Tile{64, 64, 32};
+  request.problem = {.m = m, .n = n, .k = k};
+  request.sample = sample;
+  request.host_threads = threads;
+  return request;
+}
+
+double wall(const KernelRunReport& r) { return r.functional_seconds + r.timing_seconds; }
+
+std::string shape(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return fmt::format("{}x{}x{}", m, n, k);
+}
+
+std::string show(const BenchRow& row, double value) {
+  if (row.unit == "s") return format_seconds(value);
+  if (row.unit == "B") return format_bytes(static_cast<std::int64_t>(value));
+  return format_rate(value, row.unit);
+}
+
+std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, bool heavy,
+                                std::ostream& progress) {
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<BenchRow> rows;
+  const auto note = [&](const std::string& what) { progress << "bench: " << what << '\n'; };
+
+  // Full fidelity at a decode shape: wall time and the instruction rate per host core.
+  const std::int64_t decode_k = quick ? 1024 : 11008;
+  note("full fidelity " + shape(16, 4096, decode_k));
+  const KernelRunReport decode =
+      run_kernel(device, fused_request(16, 4096, decode_k, false, threads));
+  rows.push_back({.name = "full fidelity, fused 64x64x32, " + shape(16, 4096, decode_k),
+                  .unit = "s",
+                  .target = quick ? 2.0 * 1024 / 11008 : 2.0,
+                  .measured = wall(decode),
+                  .note = quick ? "--quick: K = 1024, target scaled by K" : ""});
+  rows.push_back(
+      {.name = "simdgroup instructions per second per host core",
+       .unit = "instr/s",
+       .target = 5e6,
+       .higher_is_better = true,
+       .measured = static_cast<double>(decode.timing.instructions) / wall(decode) / threads,
+       .note = fmt::format("{} host threads", threads)});
+
+  BenchRow big = make_row("full fidelity, fused 64x64x32, " + shape(4096, 4096, 4096), "s", 60);
+  BenchRow memory = make_row("peak memory of the process", "B", 2e9);
+  if (heavy) {
+    note("full fidelity " + shape(4096, 4096, 4096));
+    big.measured = wall(run_kernel(device, fused_request(4096, 4096, 4096, false, threads)));
+  } else {
+    big.note = "not run: needs --heavy";
+  }
+  memory.measured = static_cast<double>(peak_rss_bytes());
+  memory.note = heavy ? "includes the 4096^3 full run" : "without the 4096^3 full run";
+
+  note("sampled " + shape(4096, 4096, 4096));
+  const KernelRunReport sampled =
+      run_kernel(device, fused_request(4096, 4096, 4096, true, threads));
+  rows.push_back(big);
+  rows.push_back(
+      {.name = "sampled, fused 64x64x32, " + shape(4096, 4096, 4096),
+       .unit = "s",
+       .target = 1,
+       .measured = wall(sampled),
+       .note = fmt::format("{:.3f}% of the work", 100 * sampled.sampling->work_fraction)});
+  BenchRow sweep = make_row("sampled selection sweep, 5 configurations x 6 rows", "s", 10);
+  if (quick) {
+    sweep.note = "not run: --quick";
+  } else {
+    note("sampled selection sweep");
+    const Clock::time_point start = Clock::now();
+    simulate_guide(device, guide_rows(true), threads);
+    sweep.measured = std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  rows.push_back(sweep);
+  rows.push_back(memory);
+  return rows;
+}
+
+}  // namespace
+
+int run_bench_verb(const std::vector<std::string>& args, Streams streams) {
+  CommonFlags common;
+  bool quick = false;
+  bool heavy = false;
+  po::options_description options("bench flags");
+  // clang-format off
+  options.add_options()
+      ("quick", po::bool_switch(&quick),
+       "a short version: K = 1024 for the full run, no selection sweep")
+      ("heavy", po::bool_switch(&heavy), "also run the 4096^3 full-fidelity case");
+  // clang-format on
+  add_common_flags(options, common);
+  parse_flags("bench", args, options);
+  if (common.help) {
+    print_help(streams.out, "marlin-sim bench [--quick] [--heavy] [--device D] [--json]",
+               "Measures the simulator's own speed on the cases of its targets and prints each\n"
+               "target beside the measured value and their ratio (<= 1 meets the target).",
+               options);
+    return 0;
+  }
+  const model::DeviceSpec device = model::load_device(common.device);
+  const std::vector<BenchRow> rows = run_bench(device, quick, heavy, streams.err);
+  if (common.json) {
+    nlohmann::json json = nlohmann::json::array();
+    for (const BenchRow& row : rows) {
+      json.push_back({{"name", row.name},
+                      {"unit", row.unit},
+                      {"target", row.target},
+                      {"higher_is_better", row.higher_is_better},
+                      {"measured", row.measured ? nlohmann::json(*row.measured) : nullptr},
+                      {"ratio", row.measured ? nlohmann::json(row.ratio()) : nullptr},
+                      {"met", row.met()},
+                      {"note", row.note}});
+    }
+    streams.out << nlohmann::json{{"device", device.name}, {"cases", json}}.dump(2) << '\n';
+    return 0;
+  }
+  TextTable table({"case", "target", "measured", "ratio", "met", "note"});
+  for (const BenchRow& row : rows) {
+    table.add_row({row.name, (row.higher_is_better ? ">= " : "<= ") + show(row, row.target),
+                   row.measured ? show(row, *row.measured) : std::string("-"),
+                   row.measured ? fmt::format("{:.2f}", row.ratio()) : std::string("-"),
+                   row.measured ? (row.met() ? "yes" : "no") : "-", row.note});
+  }
+  table.print(streams.out);
+  return 0;
+}
+
+}  // namespace marlin::cli
