@@ -76,7 +76,7 @@ std::string shape(std::int64_t m, std::int64_t n, std::int64_t k) {
 
 std::string show(const BenchRow& row, double value) {
   if (row.unit == "s") return format_seconds(value);
-  if (row.unit == "B") return format_bytes(static_cast<std::int64_t>(value));
+  if (row.unit == "B") return fmt::format("{:.2f} GB", value / 1e9);
   return format_rate(value, row.unit);
 }
 
