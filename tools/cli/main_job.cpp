@@ -9,6 +9,7 @@
 #include "tools/cli/device_report.h"
 #include "tools/cli/format.h"
 #include "tools/cli/occupancy_report.h"
+#include "tools/cli/simulated_claims.h"
 #include "tools/cli/table.h"
 #include "tools/cli/tile_tables.h"
 #include "tools/cli/validation_output.h"
@@ -172,10 +173,13 @@ int run_main_job(const std::vector<std::string>& args, Streams streams) {
   }
   const model::DeviceSpec device = model::load_device(common.device);
   const TileTables tables = compute_tile_tables(device);
-  const validate::ValidationReport validation = validate_seed_claims(device, "");
+  validate::ValidationReport validation = validate_seed_claims(device, "");
   if (report_path.empty()) report_path = fmt::format("marlin-sim-validation-{}.md", device.name);
   std::optional<std::vector<GuideAnswer>> guide;
-  if (simulate) guide = simulate_guide_with_progress(device, streams.err);
+  if (simulate) {
+    guide = simulate_guide_with_progress(device, streams.err);
+    apply_simulated_claims(validation, *guide);
+  }
   write_report_file(validation, report_path, guide ? &*guide : nullptr);
   if (common.json) {
     nlohmann::json json = {{"device", device_summary_json(device)},

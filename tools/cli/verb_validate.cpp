@@ -8,6 +8,7 @@
 
 #include "model/common/input_error.h"
 #include "model/device/profile_loader.h"
+#include "tools/cli/simulated_claims.h"
 #include "tools/cli/validation_output.h"
 #include "tools/cli/verbs.h"
 
@@ -42,9 +43,12 @@ int run_validate(const std::vector<std::string>& args, Streams streams) {
     return 0;
   }
   const model::DeviceSpec device = model::load_device(common.device);
-  const validate::ValidationReport report = validate_seed_claims(device, claims_path);
+  validate::ValidationReport report = validate_seed_claims(device, claims_path);
   std::optional<std::vector<GuideAnswer>> guide;
-  if (simulate) guide = simulate_guide_with_progress(device, streams.err);
+  if (simulate) {
+    guide = simulate_guide_with_progress(device, streams.err);
+    apply_simulated_claims(report, *guide);
+  }
   if (!report_path.empty()) write_report_file(report, report_path, guide ? &*guide : nullptr);
   if (common.json) {
     nlohmann::json json = validate::to_json(report);

@@ -38,8 +38,10 @@ void write_summary(std::ostream& out, const ValidationReport& report) {
       report.device, report.holds, report.does_not_hold, report.cannot_check,
       report.device_dependent);
   for (const ClaimResult* r : corrections(report)) {
-    out << fmt::format("  {}: \"{}\" claims {}; model {}\n", r->id, r->quote,
-                       with_unit(r->claimed, r->unit), with_unit(r->corrected, r->unit));
+    const bool simulated = r->needs_simulation && r->simulated != kNotSimulatedYet;
+    out << fmt::format("  {}: \"{}\" claims {}; {} {}\n", r->id, r->quote,
+                       with_unit(r->claimed, r->unit), simulated ? "simulated" : "model",
+                       with_unit(r->corrected, r->unit));
   }
 }
 

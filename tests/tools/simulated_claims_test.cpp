@@ -1,0 +1,75 @@
+// The simulated column: claims about the fastest configuration judged from guide answers built
+// by hand, so each verdict is known in advance.
+#include "tools/cli/simulated_claims.h"
+
+#include <gtest/gtest.h>
+
+namespace marlin::cli {
+namespace {
+
+validate::ClaimResult claim(const std::string& id, const std::string& claimed) {
+  validate::ClaimResult r;
+  r.id = id;
+  r.claimed = claimed;
+  r.needs_simulation = true;
+  return r;
+}
+
+// A row at M with the five configurations' times in guide_configs() order.
+GuideAnswer row(std::int64_t m, const std::vector<double>& seconds) {
+  GuideAnswer a;
+  a.row = {"row", "", m, 4096, 4096, ""};
+  for (std::size_t i = 0; i < seconds.size(); ++i) {
+    a.cells.push_back({guide_configs()[i].name, seconds[i], ""});
+  }
+  return a;
+}
+
+TEST(SimulatedClaims, JudgesFastestConfigurationClaims) {
+  validate::ValidationReport report;
+  report.results = {
+      claim("tile-sizing/9/guide-decode", "32x128x32 fused"),
+      claim("tile-sizing/9/guide-prefill-short", "64x64x32 separate"),
+      claim("tile-sizing/9.1/select-tile-64x64x32", "64x64x32"),
+      claim("tile-sizing/8.2/net-win", "fused faster"),
+      claim("tile-sizing/1/gpu-cores", "40"),
+  };
+  report.results.back().verdict = validate::Verdict::kHolds;
+  report.results.back().needs_simulation = false;
+  // Order: 32x128x32 fused, 64x64x32 fused, 64x64x32 separate, 128x64x16 separate,
+  // 128x128x16 fused.
+  const std::vector<GuideAnswer> guide = {
+      // M=1: 32x128x32 fused takes 1.03 (within 4% of the fastest 1.00): holds.
+      row(1, {1.03, 2.0, 1.00, 3.0, 4.0}),
+      // M=16: separate 64x64x32 beats fused 64x64x32 (0.5 against 0.9): net-win fails.
+      row(16, {2.0, 0.9, 0.5, 3.0, 4.0}),
+      // M=64: fastest is 128x64x16 separate (1.0); 64x64x32's best variant 1.2: 20% slower.
+      row(64, {3.0, 1.3, 1.2, 1.0, 2.0}),
+  };
+  apply_simulated_claims(report, guide);
+  const auto& r = report.results;
+  EXPECT_EQ(r[0].verdict, validate::Verdict::kHolds);
+  EXPECT_EQ(r[1].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[1].corrected, "128x64x16 separate");
+  EXPECT_EQ(r[2].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[2].corrected, "128x64x16");
+  EXPECT_EQ(r[3].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[3].corrected, "separate faster");
+  EXPECT_EQ(r[4].verdict, validate::Verdict::kHolds);  // untouched
+  EXPECT_NE(r[0].simulated.find("fastest 64x64x32 separate"), std::string::npos) << r[0].simulated;
+  EXPECT_EQ(report.holds, 2);
+  EXPECT_EQ(report.does_not_hold, 3);
+  EXPECT_EQ(report.cannot_check, 0);
+}
+
+TEST(SimulatedClaims, RowsNotSimulatedStayUnchecked) {
+  validate::ValidationReport report;
+  report.results = {claim("tile-sizing/9/guide-large-batch", "128x128x16 fused")};
+  apply_simulated_claims(report, {row(1, {1, 1, 1, 1, 1})});
+  EXPECT_EQ(report.results[0].verdict, validate::Verdict::kCannotCheck);
+  EXPECT_EQ(report.results[0].simulated, validate::kNotSimulatedYet);
+  EXPECT_EQ(report.cannot_check, 1);
+}
+
+}  // namespace
+}  // namespace marlin::cli
