@@ -38,7 +38,8 @@ TEST(SimulatedClaims, JudgesFastestConfigurationClaims) {
   report.results.back().needs_simulation = false;
   // Order: 32x128x32 fused, 64x64x32 fused, 64x64x32 separate, 128x64x16 separate,
   // 128x128x16 fused.
-  const std::vector<GuideAnswer> guide = {
+  ClaimMeasurements measured;
+  measured.guide = {
       // M=1: 32x128x32 fused takes 1.03 (within 4% of the fastest 1.00): holds.
       row(1, {1.03, 2.0, 1.00, 3.0, 4.0}),
       // M=16: separate 64x64x32 beats fused 64x64x32 (0.5 against 0.9): net-win fails.
@@ -46,7 +47,7 @@ TEST(SimulatedClaims, JudgesFastestConfigurationClaims) {
       // M=64: fastest is 128x64x16 separate (1.0); 64x64x32's best variant 1.2: 20% slower.
       row(64, {3.0, 1.3, 1.2, 1.0, 2.0}),
   };
-  apply_simulated_claims(report, guide);
+  apply_simulated_claims(report, measured);
   const auto& r = report.results;
   EXPECT_EQ(r[0].verdict, validate::Verdict::kHolds);
   EXPECT_EQ(r[1].verdict, validate::Verdict::kDoesNotHold);
@@ -65,10 +66,43 @@ TEST(SimulatedClaims, JudgesFastestConfigurationClaims) {
 TEST(SimulatedClaims, RowsNotSimulatedStayUnchecked) {
   validate::ValidationReport report;
   report.results = {claim("tile-sizing/9/guide-large-batch", "128x128x16 fused")};
-  apply_simulated_claims(report, {row(1, {1, 1, 1, 1, 1})});
+  ClaimMeasurements measured;
+  measured.guide = {row(1, {1, 1, 1, 1, 1})};
+  apply_simulated_claims(report, measured);
   EXPECT_EQ(report.results[0].verdict, validate::Verdict::kCannotCheck);
   EXPECT_EQ(report.results[0].simulated, validate::kNotSimulatedYet);
   EXPECT_EQ(report.cannot_check, 1);
+}
+
+TEST(SimulatedClaims, ResidencyAndDequantClaims) {
+  validate::ValidationReport report;
+  report.results = {claim("tile-sizing/4.2/two-to-four-tgs-sufficient", "2-4"),
+                    claim("tile-sizing/4.2/eight-plus-diminishing", "8"),
+                    claim("tile-sizing/5.3/fp4-ops-per-element", "8"),
+                    claim("tile-sizing/5.3/int4-ops-per-element", "4")};
+  ClaimMeasurements measured;
+  // Best 1.00 at 13; within 4%: 8 (1.03), not 4 (1.10). So 8 are needed, not 2-4; from 8 to
+  // 13 the speed-up is 3%: diminishing.
+  measured.residency = {{1, 4.0}, {2, 2.0}, {4, 1.10}, {8, 1.03}, {13, 1.00}};
+  measured.fp4_ops_per_element = 9.5;  // within 25% of 8
+  measured.u4_ops_per_element = 6.0;   // 50% above 4
+  apply_simulated_claims(report, measured);
+  const auto& r = report.results;
+  EXPECT_EQ(r[0].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[0].corrected, "8");
+  EXPECT_EQ(r[1].verdict, validate::Verdict::kHolds);
+  EXPECT_EQ(r[2].verdict, validate::Verdict::kHolds);
+  EXPECT_EQ(r[3].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[3].corrected, "6.00");
+
+  // 4 within 4% of the best: holds; 8 -> 13 gives 10%: not diminishing.
+  measured.residency = {{1, 4.0}, {2, 2.0}, {4, 1.20}, {8, 1.21}, {13, 1.16}};
+  validate::ValidationReport again;
+  again.results = {claim("tile-sizing/4.2/two-to-four-tgs-sufficient", "2-4"),
+                   claim("tile-sizing/4.2/eight-plus-diminishing", "8")};
+  apply_simulated_claims(again, measured);
+  EXPECT_EQ(again.results[0].verdict, validate::Verdict::kHolds);
+  EXPECT_EQ(again.results[1].verdict, validate::Verdict::kDoesNotHold);
 }
 
 }  // namespace

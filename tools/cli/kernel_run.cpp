@@ -106,13 +106,17 @@ std::vector<DispatchReport> describe_dispatches(const model::DeviceSpec& device,
 // Timing-model inputs of a run's dispatches over `traces` (one per dispatch, outliving them).
 std::vector<timing::LaunchInput> timing_inputs(const std::vector<DispatchReport>& dispatches,
                                                const std::vector<const sim::LaunchTrace*>& traces,
-                                               double useful_flops) {
+                                               double useful_flops, int max_resident) {
   std::vector<timing::LaunchInput> inputs;
   for (std::size_t i = 0; i < dispatches.size(); ++i) {
     timing::LaunchInput input;
     input.trace = traces[i];
     input.resident_threadgroups_per_core =
         static_cast<int>(dispatches[i].occupancy.resident_threadgroups);
+    if (max_resident > 0) {
+      input.resident_threadgroups_per_core =
+          std::min(input.resident_threadgroups_per_core, max_resident);
+    }
     input.useful_flops = is_main_dispatch(dispatches[i].kernel) ? useful_flops : 0;
     inputs.push_back(input);
   }
@@ -144,8 +148,8 @@ void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
   report.dispatches = describe_dispatches(device, run);
   std::vector<const sim::LaunchTrace*> traces;
   for (const kernels::GemmDispatch& d : run.dispatches) traces.push_back(&d.result.trace);
-  const std::vector<timing::LaunchInput> inputs =
-      timing_inputs(report.dispatches, traces, report.useful_flops);
+  const std::vector<timing::LaunchInput> inputs = timing_inputs(
+      report.dispatches, traces, report.useful_flops, request.max_resident_threadgroups);
   std::optional<timing::ChromeTraceSink> trace;
   if (trace_file.is_open()) {
     try {
@@ -175,6 +179,39 @@ void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
   }
 }
 
+// A sampled run's launches as the timing model takes them. When sliced: a warm-up launch of
+// the lines the slice's threadgroups share first, then each dispatch renumbered to the slice,
+// with the slice's share of the main dispatch's threadgroups and of the problem's compulsory
+// DRAM bytes.
+struct SampledLaunches {
+  std::vector<sim::LaunchTrace> traces;
+  double share = 1;
+  double dram_share = 1;
+};
+
+SampledLaunches prepare_launches(kernels::GemmRun& run, bool sliced,
+                                 const sim::ThreadgroupSlice& slice, const kernels::GemmProblem& q,
+                                 const kernels::WeightFormat& format,
+                                 const model::DeviceSpec& device) {
+  SampledLaunches out;
+  const int line = device.memory.l1.line_bytes;
+  if (sliced) out.traces.emplace_back();
+  for (kernels::GemmDispatch& d : run.dispatches) {
+    if (sliced && is_main_dispatch(d.kernel)) {
+      out.share = static_cast<double>(threadgroups_in_slice(slice, d.threadgroups)) /
+                  static_cast<double>(d.threadgroups.volume());
+      const analytic::ProblemIntensity whole =
+          analytic::problem_intensity({q.m, q.n, q.k}, analytic_weight_spec(format));
+      const auto own = static_cast<double>(distinct_device_bytes(d.result.trace, line));
+      out.dram_share = std::clamp(own / static_cast<double>(whole.total_bytes), out.share, 1.0);
+      out.traces.front() = warm_up_trace(shared_device_lines(d.result.trace, line), line);
+    }
+    out.traces.push_back(sliced ? compact_slice(std::move(d.result.trace))
+                                : std::move(d.result.trace));
+  }
+  return out;
+}
+
 // The sampled run (sampling.h): a slice of the threadgroups at one or two reduced K values,
 // extrapolated to the whole launch.
 void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& request,
@@ -182,12 +219,11 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   const kernels::GemmProblem& p = report.problem;
   const SamplingPlan plan = plan_sampling(device, report.kernel, p, request.group_size,
                                           main_grid(report.kernel, p), request.sample_cores);
+  const bool sliced = plan.slice.x != 0;
   sim::LaunchOptions options = engine_options(request);
   options.slice = plan.slice;
-  const int cores = plan.cores;
   std::vector<timing::TimingResult> runs;
-  double share = 1;
-  double dram_share = 1;
+  SampledLaunches launches;
   double work = 0;
   std::int64_t simulated = 0;
   for (const std::int64_t k : plan.k_values) {
@@ -198,53 +234,33 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     kernels::GemmRun run =
         kernels::run_gemm(report.kernel, q, in.operands, engine_limits(device), options);
     report.functional_seconds += seconds_since(functional_start);
-
     if (report.dispatches.empty()) report.dispatches = describe_dispatches(device, run);
-    // Slot 0: the warm-up launch of the lines the slice shares with the rest of the device.
-    std::vector<sim::LaunchTrace> compacted;
-    compacted.reserve(run.dispatches.size() + 1);
-    compacted.emplace_back();
-    for (kernels::GemmDispatch& d : run.dispatches) {
-      if (is_main_dispatch(d.kernel)) {
-        share = static_cast<double>(threadgroups_in_slice(plan.slice, d.threadgroups)) /
-                static_cast<double>(d.threadgroups.volume());
-        // The whole problem's compulsory traffic at this K against the slice's.
-        const analytic::ProblemIntensity whole =
-            analytic::problem_intensity({q.m, q.n, q.k}, analytic_weight_spec(format));
-        const double own =
-            static_cast<double>(distinct_device_bytes(d.result.trace, device.memory.l1.line_bytes));
-        dram_share = std::clamp(own / static_cast<double>(whole.total_bytes), share, 1.0);
-        compacted.front() =
-            warm_up_trace(shared_device_lines(d.result.trace, device.memory.l1.line_bytes),
-                          device.memory.l1.line_bytes);
-      }
-      compacted.push_back(compact_slice(std::move(d.result.trace)));
-    }
-    work += share * static_cast<double>(k);
-    const bool sliced = plan.slice.x != 0;
+
+    launches = prepare_launches(run, sliced, plan.slice, q, format, device);
+    work += launches.share * static_cast<double>(k);
     std::vector<const sim::LaunchTrace*> traces;
-    for (std::size_t i = sliced ? 0 : 1; i < compacted.size(); ++i) {
-      traces.push_back(&compacted[i]);
-    }
+    for (const sim::LaunchTrace& trace : launches.traces) traces.push_back(&trace);
     std::vector<DispatchReport> launched = report.dispatches;
     if (sliced) launched.insert(launched.begin(), DispatchReport{});
-    std::vector<timing::LaunchInput> inputs = timing_inputs(launched, traces, report.useful_flops);
+    std::vector<timing::LaunchInput> inputs =
+        timing_inputs(launched, traces, report.useful_flops, request.max_resident_threadgroups);
     if (sliced) inputs.front() = {.trace = traces.front(), .resident_threadgroups_per_core = 1};
+    const model::DeviceSpec timed_device =
+        sliced ? slice_device(device, plan.cores, launches.share, launches.dram_share) : device;
     const Clock::time_point timing_start = Clock::now();
-    timing::TimingResult timed =
-        timing::GpuTimingModel(sliced ? slice_device(device, cores, share, dram_share) : device)
-            .run(inputs, nullptr);
+    timing::TimingResult timed = timing::GpuTimingModel(timed_device).run(inputs, nullptr);
     runs.push_back(sliced ? without_first_launch(std::move(timed), device.gpu, report.useful_flops)
                           : std::move(timed));
     report.timing_seconds += seconds_since(timing_start);
     simulated += runs.back().instructions;
   }
-  report.timing = combine_sampled(runs, plan.k_values, p.k, share, device.gpu, report.useful_flops);
+  report.timing =
+      combine_sampled(runs, plan.k_values, p.k, launches.share, device.gpu, report.useful_flops);
   report.sampling = SamplingReport{.k_values = plan.k_values,
-                                   .cores = cores,
+                                   .cores = plan.cores,
                                    .device_cores = device.gpu.cores,
-                                   .share = share,
-                                   .dram_share = dram_share,
+                                   .share = launches.share,
+                                   .dram_share = launches.dram_share,
                                    .work_fraction = work / static_cast<double>(p.k),
                                    .simulated_instructions = simulated};
 }

@@ -177,8 +177,9 @@ int run_main_job(const std::vector<std::string>& args, Streams streams) {
   if (report_path.empty()) report_path = fmt::format("marlin-sim-validation-{}.md", device.name);
   std::optional<std::vector<GuideAnswer>> guide;
   if (simulate) {
-    guide = simulate_guide_with_progress(device, streams.err);
-    apply_simulated_claims(validation, *guide);
+    ClaimMeasurements measured = measure_claims(device, streams.err);
+    apply_simulated_claims(validation, measured);
+    guide = std::move(measured.guide);
   }
   write_report_file(validation, report_path, guide ? &*guide : nullptr);
   if (common.json) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -74,10 +76,77 @@ void recount(validate::ValidationReport& report) {
   }
 }
 
+// A claim judged by a number: holds when `holds`, otherwise corrected to `corrected`.
+void judge_number(validate::ClaimResult& r, bool holds, const std::string& simulated,
+                  const std::string& corrected, const std::string& reason) {
+  r.simulated = simulated;
+  r.verdict = holds ? validate::Verdict::kHolds : validate::Verdict::kDoesNotHold;
+  r.corrected = holds ? std::string() : corrected;
+  r.reason = reason;
+}
+
+void judge_residency(validate::ClaimResult& r, const ClaimMeasurements& m) {
+  if (m.residency.empty()) return;
+  double best = m.residency.front().seconds;
+  for (const ResidencyPoint& p : m.residency) best = std::min(best, p.seconds);
+  std::string curve;
+  for (const ResidencyPoint& p : m.residency) {
+    curve +=
+        fmt::format("{}{}: {}", curve.empty() ? "" : ", ", p.resident, format_seconds(p.seconds));
+  }
+  const std::string where =
+      "sampled " + m.residency_shape + " with at most N resident per core (" + curve + ")";
+  if (r.id == "tile-sizing/4.2/two-to-four-tgs-sufficient") {
+    int enough = m.residency.back().resident;
+    for (const ResidencyPoint& p : m.residency) {
+      if (p.seconds <= best * (1 + kSampledErrorBound)) {
+        enough = p.resident;
+        break;
+      }
+    }
+    judge_number(r, enough >= 2 && enough <= 4, fmt::format("{}", enough), std::to_string(enough),
+                 fmt::format("{}: the fewest within {:.0f}% of the best is {}", where,
+                             100 * kSampledErrorBound, enough));
+    return;
+  }
+  const ResidencyPoint& most = m.residency.back();
+  const auto eight = std::find_if(m.residency.begin(), m.residency.end(),
+                                  [](const ResidencyPoint& p) { return p.resident == 8; });
+  if (eight == m.residency.end() || most.resident <= 8) {
+    r.simulated = fmt::format("the device admits at most {} threadgroups per core", most.resident);
+    return;
+  }
+  const double speedup = eight->seconds / most.seconds - 1;
+  judge_number(r, speedup <= kSampledErrorBound,
+               fmt::format("{:+.1f}% from 8 to {}", 100 * speedup, most.resident),
+               fmt::format("{:.1f}% faster at {}", 100 * speedup, most.resident),
+               fmt::format("{}: 8 -> {} resident gives {:+.1f}% speed (diminishing if within "
+                           "{:.0f}%)",
+                           where, most.resident, 100 * speedup, 100 * kSampledErrorBound));
+}
+
+void judge_dequant_ops(validate::ClaimResult& r, std::optional<double> measured,
+                       const char* kernel) {
+  if (!measured) return;
+  double claimed = 0;
+  try {
+    claimed = std::stod(r.claimed);
+  } catch (const std::exception&) {
+    return;
+  }
+  const bool holds = std::abs(*measured - claimed) <= 0.25 * claimed;
+  judge_number(r, holds, fmt::format("{:.2f}", *measured), fmt::format("{:.2f}", *measured),
+               fmt::format("the engine counts {:.2f} lane ALU instructions per element in {} "
+                           "(128 x 64 weights, groups of 128; index arithmetic and loop control "
+                           "as the source states them, no unrolling: an upper bound); a \"~\" "
+                           "claim holds within 25%",
+                           *measured, kernel));
+}
+
 }  // namespace
 
-void apply_simulated_claims(validate::ValidationReport& report,
-                            const std::vector<GuideAnswer>& guide) {
+void apply_simulated_claims(validate::ValidationReport& report, const ClaimMeasurements& measured) {
+  const std::vector<GuideAnswer>& guide = measured.guide;
   const std::map<std::string, std::int64_t> guide_rows = {
       {"tile-sizing/9/guide-decode", 1},
       {"tile-sizing/9/guide-small-batch-decode", 16},
@@ -124,6 +193,12 @@ void apply_simulated_claims(validate::ValidationReport& report,
       judge(r, fused, fused_time, fused_wins ? fused : separate,
             fused_wins ? fused_time : separate_time, shape_text(*a));
       if (r.verdict == validate::Verdict::kDoesNotHold) r.corrected = "separate faster";
+    } else if (r.id.rfind("tile-sizing/4.2/", 0) == 0) {
+      judge_residency(r, measured);
+    } else if (r.id == "tile-sizing/5.3/fp4-ops-per-element") {
+      judge_dequant_ops(r, measured.fp4_ops_per_element, "dequant_fp4");
+    } else if (r.id == "tile-sizing/5.3/int4-ops-per-element") {
+      judge_dequant_ops(r, measured.u4_ops_per_element, "dequant_u4");
     }
   }
   recount(report);

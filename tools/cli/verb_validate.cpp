@@ -46,8 +46,9 @@ int run_validate(const std::vector<std::string>& args, Streams streams) {
   validate::ValidationReport report = validate_seed_claims(device, claims_path);
   std::optional<std::vector<GuideAnswer>> guide;
   if (simulate) {
-    guide = simulate_guide_with_progress(device, streams.err);
-    apply_simulated_claims(report, *guide);
+    ClaimMeasurements measured = measure_claims(device, streams.err);
+    apply_simulated_claims(report, measured);
+    guide = std::move(measured.guide);
   }
   if (!report_path.empty()) write_report_file(report, report_path, guide ? &*guide : nullptr);
   if (common.json) {

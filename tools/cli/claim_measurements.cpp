@@ -1,0 +1,91 @@
+#include "tools/cli/claim_measurements.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+#include <thread>
+
+#include "kernels/common/params.h"
+#include "kernels/host/quantize.h"
+#include "kernels/host/test_inputs.h"
+#include "model/analytic/occupancy.h"
+#include "tools/cli/kernel_run.h"
+#include "tools/cli/validation_output.h"
+
+namespace marlin::cli {
+namespace {
+
+constexpr std::int64_t kResidencyM = 512;
+constexpr std::int64_t kResidencyNK = 4096;
+
+std::vector<ResidencyPoint> residency_sweep(const model::DeviceSpec& device) {
+  KernelRunRequest request;
+  request.kernel = "marlin_gemm_fused_fp4";
+  request.tile = analytic::Tile{64, 64, 32};
+  request.problem = {.m = kResidencyM, .n = kResidencyNK, .k = kResidencyNK};
+  request.sample = true;
+  const kernels::GemmKernel kernel = kernels::find_gemm_kernel(request.kernel, request.tile);
+  analytic::OccupancyQuery query;
+  query.threads_per_threadgroup = static_cast<int>(kernel.threads_x * kernel.threads_y);
+  query.threadgroup_memory_bytes = kernel.threadgroup_bytes;
+  const auto most =
+      static_cast<int>(analytic::compute_occupancy(query, analytic::occupancy_spec_of(device))
+                           .resident_threadgroups);
+  std::vector<ResidencyPoint> points;
+  for (const int resident : {1, 2, 4, 8, most}) {
+    if (resident > most || (!points.empty() && points.back().resident >= resident)) continue;
+    request.max_resident_threadgroups = resident;
+    points.push_back({resident, run_kernel(device, request).timing.seconds});
+  }
+  return points;
+}
+
+}  // namespace
+
+double dequant_ops_per_element(const model::DeviceSpec& device, const std::string& kernel,
+                               std::int64_t k, std::int64_t n) {
+  const kernels::WeightFormat format{kernel == "dequant_fp4" ? kernels::WeightFormatKind::kFp4E2M1
+                                                             : kernels::WeightFormatKind::kU4B8,
+                                     128};
+  kernels::RandomInputs random(1);
+  const kernels::PackedWeights packed =
+      kernels::quantize_weights(random.normal_float(k * n), k, n, format);
+  std::vector<std::uint32_t> codes = packed.codes;
+  std::vector<kernels::Half> scales = packed.scales;
+  std::vector<std::uint32_t> zeros{0};
+  std::vector<kernels::Half> out(static_cast<std::size_t>(k * n));
+  DequantParams params{static_cast<unsigned>(k), static_cast<unsigned>(n), 128u, 0u};
+  sim::LaunchSpec spec;
+  spec.kernel = kernel;
+  const auto words = static_cast<std::uint32_t>(format.packed_rows(k));
+  spec.threads_per_threadgroup = {16, 4, 1};
+  spec.threadgroups = {static_cast<std::uint32_t>((n + 15) / 16), (words + 3) / 4, 1};
+  spec.buffers = {{0, {codes.data(), codes.size() * 4}},
+                  {1, {scales.data(), scales.size() * 2}},
+                  {2, {zeros.data(), zeros.size() * 4}},
+                  {3, {out.data(), out.size() * 2}},
+                  {4, {&params, sizeof(params)}}};
+  if (kernel == "dequant_fp4") spec.buffers.erase(2);
+  spec.limits = {static_cast<std::uint32_t>(device.limits.max_threads_per_threadgroup),
+                 static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
+  spec.options.trace = false;
+  const sim::LaunchResult result = sim::launch(spec);
+  const std::uint64_t ops = std::accumulate(result.stats.alu_lane_ops.begin(),
+                                            result.stats.alu_lane_ops.end(), std::uint64_t{0});
+  return static_cast<double>(ops) / static_cast<double>(k * n);
+}
+
+ClaimMeasurements measure_claims(const model::DeviceSpec& device, std::ostream& progress) {
+  ClaimMeasurements m;
+  m.guide = simulate_guide_with_progress(device, progress);
+  progress << "simulating the residency sweep\n";
+  m.residency = residency_sweep(device);
+  m.residency_shape = fmt::format("marlin_gemm_fused_fp4 64x64x32 at {}x{}x{}", kResidencyM,
+                                  kResidencyNK, kResidencyNK);
+  m.fp4_ops_per_element = dequant_ops_per_element(device, "dequant_fp4", 128, 64);
+  m.u4_ops_per_element = dequant_ops_per_element(device, "dequant_u4", 128, 64);
+  return m;
+}
+
+}  // namespace marlin::cli
