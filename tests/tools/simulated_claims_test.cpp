@@ -63,6 +63,21 @@ TEST(SimulatedClaims, JudgesFastestConfigurationClaims) {
   EXPECT_EQ(report.cannot_check, 0);
 }
 
+TEST(SimulatedClaims, BestForClaimsUseTheirShapes) {
+  validate::ValidationReport report;
+  report.results = {claim("tile-sizing/6.3/best-for", "32x128x32"),
+                    claim("tile-sizing/6.4/best-for", "128x128x16")};
+  ClaimMeasurements measured;
+  // Large batch: 128x128x16 fused is fastest. Wide decode: 32x128x32 fused is 10% slower than
+  // 64x64x32 separate.
+  measured.guide = {row(1024, {5.0, 4.0, 3.0, 2.0, 1.0})};
+  measured.wide_decode = row(16, {1.1, 2.0, 1.0, 3.0, 4.0});
+  apply_simulated_claims(report, measured);
+  EXPECT_EQ(report.results[0].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(report.results[0].corrected, "64x64x32");
+  EXPECT_EQ(report.results[1].verdict, validate::Verdict::kHolds);
+}
+
 TEST(SimulatedClaims, RowsNotSimulatedStayUnchecked) {
   validate::ValidationReport report;
   report.results = {claim("tile-sizing/9/guide-large-batch", "128x128x16 fused")};

@@ -79,6 +79,10 @@ double dequant_ops_per_element(const model::DeviceSpec& device, const std::strin
 ClaimMeasurements measure_claims(const model::DeviceSpec& device, std::ostream& progress) {
   ClaimMeasurements m;
   m.guide = simulate_guide_with_progress(device, progress);
+  progress << "simulating the wide decode shape\n";
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  m.wide_decode =
+      simulate_guide(device, {{"Wide decode", "1-16", 16, 11008, 4096, ""}}, threads).front();
   progress << "simulating the residency sweep\n";
   m.residency = residency_sweep(device);
   m.residency_shape = fmt::format("marlin_gemm_fused_fp4 64x64x32 at {}x{}x{}", kResidencyM,

@@ -21,6 +21,9 @@ struct ResidencyPoint {
 
 struct ClaimMeasurements {
   std::vector<GuideAnswer> guide;
+  // The guide's configurations on a wide decode shape: M = 16, N = 11008 (Llama-7B's FFN),
+  // K = 4096.
+  std::optional<GuideAnswer> wide_decode;
   // marlin_gemm_fused_fp4 64x64x32 at 512x4096x4096 (sampled) with the resident threadgroups
   // per core capped at 1, 2, 4, 8 and the occupancy rule's value, ascending.
   std::vector<ResidencyPoint> residency;

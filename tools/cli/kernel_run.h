@@ -26,11 +26,11 @@ struct KernelRunRequest {
   bool check = false;      // compare with the double-precision reference
   std::uint64_t seed = 1;  // operands are drawn from this seed
   unsigned host_threads = 1;
-  bool sample = false;     // sampled simulation (sampling.h); no --check or --trace
-  int sample_cores = 1;    // cores of the device the sampled run simulates
+  bool sample = false;   // sampled simulation (sampling.h); no --check or --trace
+  int sample_cores = 1;  // cores of the device the sampled run simulates
   // Caps the resident threadgroups per core the timing model admits (0: the occupancy rule's).
   int max_resident_threadgroups = 0;
-  std::string trace_path;  // --trace: Chrome trace file; empty = none
+  std::string trace_path;                    // --trace: Chrome trace file; empty = none
   timing::ChromeTraceOptions trace_options;  // its bound and sampling
 };
 

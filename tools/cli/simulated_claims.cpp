@@ -153,11 +153,17 @@ void apply_simulated_claims(validate::ValidationReport& report, const ClaimMeasu
       {"tile-sizing/9/guide-prefill-short", 64},
       {"tile-sizing/9/guide-prefill-long", 256},
       {"tile-sizing/9/guide-large-batch", 1024}};
+  // Tile claims: the claimed tile (either variant) against the fastest at the guide row of M
+  // (0: the wide decode shape).
   const std::map<std::string, std::int64_t> select_tile_rows = {
       {"tile-sizing/9.1/select-tile-32x128x32", 16},
       {"tile-sizing/9.1/select-tile-64x64x32", 64},
       {"tile-sizing/9.1/select-tile-128x64x16", 256},
-      {"tile-sizing/9.1/select-tile-128x128x16", 1024}};
+      {"tile-sizing/9.1/select-tile-128x128x16", 1024},
+      {"tile-sizing/6.1/best-for", 64},
+      {"tile-sizing/6.2/best-for", 256},
+      {"tile-sizing/6.3/best-for", 0},
+      {"tile-sizing/6.4/best-for", 1024}};
   for (validate::ClaimResult& r : report.results) {
     if (const auto it = guide_rows.find(r.id); it != guide_rows.end()) {
       const GuideAnswer* a = row_with_m(guide, it->second);
@@ -170,7 +176,9 @@ void apply_simulated_claims(validate::ValidationReport& report, const ClaimMeasu
       }
       judge(r, r.claimed, claimed, fastest, best, a->row.workload + " at " + shape_text(*a));
     } else if (const auto st = select_tile_rows.find(r.id); st != select_tile_rows.end()) {
-      const GuideAnswer* a = row_with_m(guide, st->second);
+      const GuideAnswer* a = st->second == 0
+                                 ? (measured.wide_decode ? &*measured.wide_decode : nullptr)
+                                 : row_with_m(guide, st->second);
       if (a == nullptr) continue;
       std::string fastest;
       const std::optional<double> best = fastest_with(*a, "", &fastest);
