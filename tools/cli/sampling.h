@@ -10,10 +10,12 @@
 //   ends when its most loaded core does: ceil(T / cores) threadgroups. The slice runs that
 //   many threadgroups per simulated core, taken from a block at the grid's origin shaped like
 //   the grid, so they share A rows and weight columns as the full launch's do (the striped
-//   kernel, whose last threadgroups may be idle: every cores-th one); it runs on a
-//   device of that many cores whose L2 and SLC are scaled to the slice's share of the
-//   threadgroups and whose DRAM bandwidth is scaled to the slice's share of the problem's
-//   distinct bytes.
+//   kernel, whose last threadgroups may be idle: every cores-th one). It runs on a device of
+//   that many cores whose DRAM bandwidth is scaled to the slice's share of the problem's
+//   distinct bytes and whose L2 port to its share of the threadgroups, after a warm-up launch
+//   of the lines two or more of its threadgroups share, as the rest of the device would have
+//   fetched them. Slicing is skipped when there are no more threadgroups than cores or many
+//   sit on a ragged edge (plan_sampling).
 // Contract: the cycles of a sampled run are within kSampledErrorBound of the full run's on the
 // shapes tests/tools/sampling_accuracy_test.cpp checks; the bound is a measured property of the
 // method, not a proof for every shape.
