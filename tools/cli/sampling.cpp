@@ -26,7 +26,6 @@ bool touches_device_memory(const sim::TraceOp& op) {
     case sim::OpClass::kDeviceLoad:
     case sim::OpClass::kDeviceStore:
     case sim::OpClass::kAtomic:
-      return op.kind != static_cast<std::uint8_t>(sim::Space::kThreadgroup);
     case sim::OpClass::kMatrixLoad:
     case sim::OpClass::kMatrixStore:
       return op.kind != static_cast<std::uint8_t>(sim::Space::kThreadgroup);
@@ -167,7 +166,7 @@ void for_each_device_line(const sim::LaunchTrace& trace, int line_bytes, Fn fn) 
 }  // namespace
 
 std::vector<std::uint64_t> shared_device_lines(const sim::LaunchTrace& trace, int line_bytes) {
-  constexpr std::size_t kNoOne = ~std::size_t{0};
+  // line -> (the first threadgroup that touched it, whether another one did too)
   std::unordered_map<std::uint64_t, std::pair<std::size_t, bool>> first_and_shared;
   for_each_device_line(trace, line_bytes, [&](std::uint64_t line, std::size_t threadgroup) {
     auto [it, inserted] = first_and_shared.try_emplace(line, threadgroup, false);
@@ -175,7 +174,7 @@ std::vector<std::uint64_t> shared_device_lines(const sim::LaunchTrace& trace, in
   });
   std::vector<std::uint64_t> out;
   for (const auto& [line, entry] : first_and_shared) {
-    if (entry.second && entry.first != kNoOne) out.push_back(line);
+    if (entry.second) out.push_back(line);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -231,22 +230,9 @@ timing::TimingResult without_first_launch(timing::TimingResult result, const mod
 
 std::int64_t distinct_device_bytes(const sim::LaunchTrace& trace, int line_bytes) {
   std::unordered_set<std::uint64_t> lines;
-  const auto line = static_cast<std::uint64_t>(std::max(1, line_bytes));
-  for (const sim::SimdgroupTrace& sg : trace.simdgroups) {
-    for (const sim::TraceOp& op : sg.ops) {
-      if (!touches_device_memory(op)) continue;
-      for (std::uint32_t i = 0; i < op.count; ++i) {
-        const sim::MemAccess& a = sg.accesses[op.first_access + i];
-        if (a.bytes == 0) continue;
-        const std::uint64_t first = a.offset / line;
-        const std::uint64_t last = (a.offset + a.bytes - 1) / line;
-        for (std::uint64_t l = first; l <= last; ++l) {
-          lines.insert((std::uint64_t{a.buffer} << 40) | l);
-        }
-      }
-    }
-  }
-  return static_cast<std::int64_t>(lines.size() * line);
+  for_each_device_line(trace, line_bytes,
+                       [&](std::uint64_t line, std::size_t) { lines.insert(line); });
+  return static_cast<std::int64_t>(lines.size()) * std::max(1, line_bytes);
 }
 
 std::int64_t threadgroups_in_slice(const sim::ThreadgroupSlice& slice, sim::Dim3 grid) {
