@@ -2,14 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
-#include <mutex>
 #include <ostream>
-#include <thread>
 
 #include "model/common/input_error.h"
 #include "tools/cli/format.h"
 #include "tools/cli/kernel_run.h"
+#include "tools/cli/parallel_jobs.h"
 
 namespace marlin::cli {
 namespace {
@@ -83,23 +81,14 @@ std::vector<GuideAnswer> simulate_guide(
     answers[r].row = rows[r];
     answers[r].cells.resize(configs.size());
   }
-  const std::size_t total = rows.size() * configs.size();
-  std::atomic<std::size_t> next{0};
-  std::size_t done = 0;
-  std::mutex progress_mutex;
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < total; i = next++) {
-      const std::size_t r = i / configs.size();
-      answers[r].cells[i % configs.size()] = run_cell(device, rows[r], configs[i % configs.size()]);
-      const std::lock_guard<std::mutex> lock(progress_mutex);
-      ++done;
-      if (progress) progress(done, total);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < std::max(1u, host_threads); ++t) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+  run_parallel_jobs(
+      rows.size() * configs.size(), host_threads,
+      [&](std::size_t i) {
+        const std::size_t r = i / configs.size();
+        answers[r].cells[i % configs.size()] =
+            run_cell(device, rows[r], configs[i % configs.size()]);
+      },
+      progress);
   for (GuideAnswer& answer : answers) decide(answer);
   return answers;
 }

@@ -3,14 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <limits>
-#include <mutex>
-#include <thread>
 
 #include "model/common/input_error.h"
 #include "tools/cli/kernel_run.h"
+#include "tools/cli/parallel_jobs.h"
 
 namespace marlin::cli {
 namespace {
@@ -191,22 +189,9 @@ std::vector<SweepResult> run_sweep(const model::DeviceSpec& device, const SweepS
     if (config.index % shard.count == shard.index) mine.push_back(config);
   }
   std::vector<SweepResult> results(mine.size());
-  std::atomic<std::size_t> next{0};
-  std::size_t done = 0;
-  std::mutex progress_mutex;
-  auto worker = [&] {
-    for (std::size_t i = next++; i < mine.size(); i = next++) {
-      results[i] = run_config(device, mine[i], spec.sample);
-      const std::lock_guard<std::mutex> lock(progress_mutex);
-      ++done;
-      if (progress) progress(done, mine.size());
-    }
-  };
-  std::vector<std::thread> threads;
-  const unsigned count = std::max(1u, std::min<unsigned>(host_threads, mine.size()));
-  for (unsigned t = 1; t < count; ++t) threads.emplace_back(worker);
-  worker();
-  for (std::thread& thread : threads) thread.join();
+  run_parallel_jobs(
+      mine.size(), host_threads,
+      [&](std::size_t i) { results[i] = run_config(device, mine[i], spec.sample); }, progress);
   return results;
 }
 
