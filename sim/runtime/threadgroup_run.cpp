@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sim/runtime/collective_match.h"
 #include "sim/runtime/diagnostic_text.h"
 
 // The kernel's count_alu() increments LaneContext::alu one counter at a time; reading the
@@ -20,63 +21,13 @@
 
 namespace marlin::sim {
 
+using detail::op_class_of;
+using detail::same_call;
+using detail::same_site;
 using detail::site_text;
 using detail::xyz;
 
 namespace {
-
-OpClass op_class_of(SyncClass c) {
-  switch (c) {
-    case SyncClass::kShuffle:
-      return OpClass::kShuffle;
-    case SyncClass::kReduction:
-      return OpClass::kReduction;
-    case SyncClass::kVote:
-      return OpClass::kVote;
-    case SyncClass::kSimdBarrier:
-      return OpClass::kSimdBarrier;
-    case SyncClass::kMatrixLoad:
-      return OpClass::kMatrixLoad;
-    case SyncClass::kMatrixStore:
-      return OpClass::kMatrixStore;
-    case SyncClass::kMatrixMultiply:
-      return OpClass::kMatrixMultiply;
-    case SyncClass::kMatrixFill:
-      return OpClass::kMatrixFill;
-    case SyncClass::kMatrixCopy:
-      return OpClass::kMatrixCopy;
-  }
-  return OpClass::kShuffle;
-}
-
-// Byte equality of two lane-owned operand descriptors (small, so an inline loop beats a
-// library call on this hot path).
-bool same_bytes(const void* a, const void* b, std::size_t n) {
-  const auto* x = static_cast<const unsigned char*>(a);
-  const auto* y = static_cast<const unsigned char*>(b);
-  std::uint64_t diff = 0;
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t u = 0;
-    std::uint64_t v = 0;
-    std::memcpy(&u, x + i, 8);
-    std::memcpy(&v, y + i, 8);
-    diff |= u ^ v;
-  }
-  for (; i < n; ++i) diff |= static_cast<std::uint64_t>(x[i] ^ y[i]);
-  return diff == 0;
-}
-
-bool same_site(const std::source_location& a, const std::source_location& b) {
-  return a.line() == b.line() && a.column() == b.column() &&
-         (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
-}
-
-// Two lanes' calls are the same collective: same site, operation and operand descriptor.
-bool same_call(const CollectiveCall& a, const CollectiveCall& b) {
-  return a.apply == b.apply && same_site(a.site, b.site) && a.op_bytes == b.op_bytes &&
-         (a.op_bytes == 0 || same_bytes(a.op, b.op, a.op_bytes));
-}
 
 // Program order of two collective sites, approximated by their source position: the file
 // name, then line and column. Deterministic; exact for structured control flow in one
@@ -161,6 +112,9 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
     sg.index = s;
     sg.first_lane = s * kSimdWidth;
     sg.lane_count = std::min(kSimdWidth, plan.threads - sg.first_lane);
+    if (s < worker_.deferred_logs.size()) sg.deferred = std::move(worker_.deferred_logs[s]);
+    sg.deferred.count = 0;  // a threadgroup that stopped early may have left some
+    sg.deferred.alu_counts.clear();
     if (tracing_) {
       out_.traces[s].threadgroup = position_;
       out_.traces[s].simdgroup = s;
@@ -180,6 +134,10 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
 }
 
 ThreadgroupRun::~ThreadgroupRun() {
+  if (worker_.deferred_logs.size() < simds_.size()) worker_.deferred_logs.resize(simds_.size());
+  for (std::size_t s = 0; s < simds_.size(); ++s) {
+    worker_.deferred_logs[s] = std::move(simds_[s].deferred);
+  }
   if (worker_.lane_events.size() < runs_.size()) worker_.lane_events.resize(runs_.size());
   for (std::size_t i = 0; i < runs_.size(); ++i) {
     worker_.lane_events[i] = std::move(runs_[i].events);
@@ -219,7 +177,11 @@ void ThreadgroupRun::run() {
     }
   }
   if (!aborted_) {
-    for (SimdgroupRun& sg : simds_) merge_events(sg);
+    for (SimdgroupRun& sg : simds_) {
+      perform_deferred(sg, sg.deferred.count);
+      if (aborted_) return;
+      merge_events(sg);
+    }
   }
 }
 
@@ -368,6 +330,9 @@ bool ThreadgroupRun::resolve_simdgroup(SimdgroupRun& sg) {
     }
   }
   const CollectiveCall& call = *runs[leader].call;
+  // Matrix ops the group's lanes went past come first.
+  perform_deferred(sg, deferred_reached_by(sg, group));
+  if (aborted_) return false;
 
   // Lanes that returned executed their pending work before this point; lanes waiting
   // elsewhere keep theirs for a later merge.
@@ -455,6 +420,8 @@ bool ThreadgroupRun::release_barrier() {
     return false;
   }
   for (SimdgroupRun& sg : simds_) {
+    perform_deferred(sg, sg.deferred.count);
+    if (aborted_) return false;
     merge_events(sg);
     if (tracing_) {
       sg.builder.append_sync(OpClass::kThreadgroupBarrier,
@@ -503,6 +470,10 @@ const std::byte* ThreadgroupRun::collective(LaneContext& lane, const CollectiveC
                                             const void* operand, std::size_t operand_bytes,
                                             std::uint32_t param) {
   if (!fibers_) unseen_sync(lane, "simdgroup collective", call.site);
+  if (deferrable(call)) {
+    defer_matrix_op(lane, call);
+    return nullptr;
+  }
   SimdgroupRun& sg = *lane.simd;
   if (operand_bytes > 0) std::memcpy(sg.exchange.in[lane.lane].data(), operand, operand_bytes);
   sg.exchange.param[lane.lane] = param;
@@ -555,18 +526,22 @@ MatrixStorage& ThreadgroupRun::matrix(SimdgroupRun& simd, std::uint32_t slot) {
 }
 
 void ThreadgroupRun::flush_alu(LaneContext& lane) {
+  flush_counts(lane.alu, runs_[lane.linear_id].events);
+}
+
+void ThreadgroupRun::flush_counts(std::array<std::uint32_t, kAluKindCount>& counts,
+                                  std::vector<LaneEvent>& events) {
   // Kinds with pending work as a bit set: one pass without unpredictable branches, then
   // one event per kind (or per 65535 instructions), in AluKind order.
   std::uint32_t kinds = 0;
   for (std::size_t k = 0; k < kAluKindCount; ++k) {
-    kinds |= static_cast<std::uint32_t>(lane.alu[k] != 0) << k;
+    kinds |= static_cast<std::uint32_t>(counts[k] != 0) << k;
   }
   if (kinds == 0) return;
-  std::vector<LaneEvent>& events = runs_[lane.linear_id].events;
   for (; kinds != 0; kinds &= kinds - 1) {
     const auto k = static_cast<std::size_t>(std::countr_zero(kinds));
-    std::uint32_t n = lane.alu[k];
-    lane.alu[k] = 0;
+    std::uint32_t n = counts[k];
+    counts[k] = 0;
     out_.stats.alu_lane_ops[k] += n;
     if (!tracing_) continue;
     LaneEvent e;

@@ -4,7 +4,9 @@
 // synchronization point (threadgroup barrier or simdgroup collective) or return. Then, per
 // simdgroup, the lanes waiting at the collective site first in program order run it once,
 // with the mask of those lanes (all live lanes in uniform code, the lanes that took the
-// branch in divergent code). When every live thread of the threadgroup waits at the same
+// branch in divergent code). Matrix multiplies, fills and copies are the exception: lanes go
+// on past them, and each runs once before the next synchronization of the lanes that passed
+// it (DeferredMatrixOp). When every live thread of the threadgroup waits at the same
 // threadgroup barrier it is released; threads waiting at a barrier that others never reach
 // are barrier divergence: reported, and the threadgroup stops. Kernels without any
 // synchronization run as a plain loop over threads. Private to sim/runtime.
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "sim/runtime/binding.h"
+#include "sim/runtime/deferred_matrix_log.h"
 #include "sim/runtime/diagnostics.h"
 #include "sim/runtime/fiber_stack_pool.h"
 #include "sim/runtime/kernel_registry.h"
@@ -49,6 +52,10 @@ struct WorkerState {
   ThreadgroupShadow shadow;
   // Lanes' event buffers, handed from one threadgroup to the next with their capacity.
   std::vector<std::vector<LaneEvent>> lane_events;
+  // Simdgroups' deferred matrix op logs, handed on like lane_events.
+  std::vector<DeferredMatrixLog> deferred_logs;
+  // Per lane, the events of one deferred matrix op's segment while it is merged.
+  std::array<std::vector<LaneEvent>, kSimdWidth> segment_events;
   // Trace sizes of the previous threadgroup of the same launch (ops, accesses per
   // simdgroup): the next one reserves as much, instead of growing its vectors step by step.
   // Keyed by the plan's and kernel's addresses; a stale match only misjudges a capacity.
@@ -74,6 +81,10 @@ struct LaneRun {
   std::uint32_t barrier_flags = 0;
   std::source_location site;
   std::vector<LaneEvent> events;
+  // Deferred matrix ops (DeferredMatrixOp): how many of the simdgroup's pending ones this
+  // lane has reached, and the size of `events` up to which its work belongs to them.
+  std::uint32_t deferred_reached = 0;
+  std::uint32_t deferred_events_mark = 0;
 };
 
 struct SimdgroupRun {
@@ -96,6 +107,7 @@ struct SimdgroupRun {
   std::uint32_t alu_same = 0;
   std::array<std::uint32_t, kAluKindCount> alu_counts{};
   SimdExchange exchange;
+  DeferredMatrixLog deferred;  // matrix ops lanes went past, not performed yet
   std::vector<MatrixStorage> matrices;
   std::vector<MemAccess> op_accesses;  // filled while a matrix op is applied
   SimdgroupTrace* trace = nullptr;
@@ -140,9 +152,26 @@ class ThreadgroupRun {
   void yield(LaneContext& lane);
   void run_lane_body(std::uint32_t lane);
   bool resolve_simdgroup(SimdgroupRun& simd);
+  // Matrix ops that need no waiting (DeferredMatrixOp): records or checks the lane's arrival.
+  static bool deferrable(const CollectiveCall& call);
+  void defer_matrix_op(LaneContext& lane, const CollectiveCall& call);
+  [[noreturn, gnu::cold]] void report_matrix_divergence(LaneContext& lane,
+                                                        std::source_location site,
+                                                        const DeferredMatrixOp& op, bool same_site);
+  // Performs and traces the first `count` pending matrix ops of the simdgroup, in order.
+  // Called before a synchronizing op resolves, with the most ops any of its lanes reached.
+  void perform_deferred(SimdgroupRun& simd, std::uint32_t count);
+  std::uint32_t deferred_reached_by(const SimdgroupRun& simd, std::uint32_t lanes_mask) const;
+  // Merges into trace ops the work lanes did before pending op `index` (its ALU counts, and
+  // the events of lanes with more); `consumed` holds each lane's events merged so far.
+  void merge_deferred_segment(SimdgroupRun& simd, std::uint32_t index,
+                              std::array<std::uint32_t, kSimdWidth>& consumed);
   bool release_barrier();
   void report_stuck();
   void flush_alu(LaneContext& lane);
+  // Moves `counts` (cleared) into ALU events appended to `events` (when tracing) and stats.
+  void flush_counts(std::array<std::uint32_t, kAluKindCount>& counts,
+                    std::vector<LaneEvent>& events);
   // merge_events' fast path: true if it did the whole merge.
   bool merge_uniform_alu(SimdgroupRun& simd, std::uint32_t lanes_mask);
   // Records an arriving lane's pending ALU work in its simdgroup (see SimdgroupRun).

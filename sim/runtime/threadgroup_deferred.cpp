@@ -1,0 +1,230 @@
+// Matrix multiplies, fills and copies without waiting (DeferredMatrixOp): lanes record or
+// check their arrival and go on; each op runs once, in program order, just before the
+// synchronizing op that follows it.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "sim/runtime/collective_match.h"
+#include "sim/runtime/diagnostic_text.h"
+#include "sim/runtime/threadgroup_run.h"
+
+// As in threadgroup_run.cpp: the lane's ALU counters are read right after the kernel wrote
+// them one at a time, so a wide load would stall on store-to-load forwarding.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-vectorize")
+#endif
+
+namespace marlin::sim {
+
+using detail::site_text;
+using detail::xyz;
+
+bool ThreadgroupRun::deferrable(const CollectiveCall& call) {
+  const SyncClass c = call.sync_class;
+  return (c == SyncClass::kMatrixMultiply || c == SyncClass::kMatrixFill ||
+          c == SyncClass::kMatrixCopy) &&
+         call.op_bytes <= DeferredMatrixOp::kMaxOpBytes;
+}
+
+void ThreadgroupRun::report_matrix_divergence(LaneContext& lane, std::source_location site,
+                                              const DeferredMatrixOp& op, bool same_site) {
+  const SimdgroupRun& sg = *lane.simd;
+  Diagnostic d = make_diagnostic(DiagnosticKind::kBarrierDivergence, &lane);
+  d.other_thread = lanes_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(op.lanes))]
+                       .thread_in_threadgroup;
+  d.message =
+      same_site
+          ? fmt::format(
+                "kernel '{}': simdgroup divergence in threadgroup {}, simdgroup {}: threads {} "
+                "and {} reach the simdgroup matrix operation at {} with different operands",
+                plan_.kernel->name, xyz(position_), sg.index, xyz(d.other_thread), xyz(d.thread),
+                site_text(site))
+          : fmt::format(
+                "kernel '{}': simdgroup divergence in threadgroup {}, simdgroup {}: thread {} "
+                "reaches the simdgroup matrix operation at {} where thread {} reached the one at "
+                "{}",
+                plan_.kernel->name, xyz(position_), sg.index, xyz(d.thread), site_text(site),
+                xyz(d.other_thread), site_text(op.site));
+  fatal(std::move(d));
+}
+
+void ThreadgroupRun::defer_matrix_op(LaneContext& lane, const CollectiveCall& call) {
+  DeferredMatrixLog& log = lane.simd->deferred;
+  LaneRun& run = runs_[lane.linear_id];
+  const std::uint32_t bit = 1u << lane.lane;
+  const std::uint32_t index = run.deferred_reached++;
+  if (index == log.count) {
+    if (log.ops.size() == index) {
+      log.ops.emplace_back();
+      log.details.emplace_back();
+    }
+    DeferredMatrixOp& op = log.ops[index];
+    op.apply = call.apply;
+    op.site = call.site;
+    std::memcpy(op.op.data(), call.op, call.op_bytes);
+    op.lanes = op.alu_idle = op.alu_same = op.slow = 0;
+    op.matrix_write = call.matrix_write;
+    op.op_bytes = static_cast<std::uint8_t>(call.op_bytes);
+    op.sync_class = call.sync_class;
+    op.trace_kind = call.trace_kind;
+    log.details[index].matrix_reads = call.matrix_reads;
+    ++log.count;
+  } else {
+    const DeferredMatrixOp& op = log.ops[index];
+    const bool same_site = detail::same_site(call.site, op.site);
+    if (!same_site || call.apply != op.apply || call.op_bytes != op.op_bytes ||
+        !detail::same_bytes(call.op, op.op.data(), call.op_bytes)) {
+      report_matrix_divergence(lane, call.site, op, same_site);
+    }
+  }
+  DeferredMatrixOp& op = log.ops[index];
+  op.lanes |= bit;
+  // The lane's work since its previous sync or matrix op: the same checks as note_arrival.
+  std::vector<LaneEvent>& events = run.events;
+  bool fast = events.size() == run.deferred_events_mark;
+  if (fast) {
+    std::uint32_t any = 0;
+    for (std::uint32_t n : lane.alu) any |= n;
+    if (any == 0) {
+      op.alu_idle |= bit;
+    } else if (op.alu_same == 0) {
+      // Loop control repeats: name the previous op's counts when they are the same.
+      std::uint32_t diff = 1;
+      if (!log.alu_counts.empty()) {
+        const std::array<std::uint32_t, kAluKindCount>& last = log.alu_counts.back();
+        diff = 0;
+        for (std::size_t k = 0; k < kAluKindCount; ++k) diff |= lane.alu[k] ^ last[k];
+      }
+      if (diff != 0) log.alu_counts.push_back(lane.alu);
+      op.alu_counts = static_cast<std::uint32_t>(log.alu_counts.size() - 1);
+      op.alu_same |= bit;
+      lane.alu = {};
+    } else {
+      const std::array<std::uint32_t, kAluKindCount>& counts = log.alu_counts[op.alu_counts];
+      std::uint32_t diff = 0;
+      for (std::size_t k = 0; k < kAluKindCount; ++k) diff |= lane.alu[k] ^ counts[k];
+      fast = diff == 0;
+      if (fast) {
+        op.alu_same |= bit;
+        lane.alu = {};
+      }
+    }
+  }
+  if (!fast) {
+    flush_alu(lane);
+    op.slow |= bit;
+    run.deferred_events_mark = static_cast<std::uint32_t>(events.size());
+    log.details[index].event_end[lane.lane] = run.deferred_events_mark;
+  }
+}
+
+void ThreadgroupRun::merge_deferred_segment(SimdgroupRun& sg, std::uint32_t index,
+                                            std::array<std::uint32_t, kSimdWidth>& consumed) {
+  const DeferredMatrixOp& op = sg.deferred.ops[index];
+  // Lanes that returned join with what they did last, at the first op they did not reach
+  // (where a synchronizing op would have merged it).
+  std::uint32_t leftovers = 0;
+  for (std::uint32_t rest = sg.done & ~op.lanes; rest != 0; rest &= rest - 1) {
+    const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+    if (runs_[sg.first_lane + l].events.size() > consumed[l]) leftovers |= 1u << l;
+  }
+  const std::array<std::uint32_t, kAluKindCount> counts =
+      op.alu_same != 0 ? sg.deferred.alu_counts[op.alu_counts]
+                       : std::array<std::uint32_t, kAluKindCount>{};
+  if (op.slow == 0 && leftovers == 0) {
+    // Uniform work: one op per kind for the lanes with the same counts (merge_uniform_alu).
+    const auto lanes = static_cast<std::uint64_t>(std::popcount(op.alu_same));
+    for (std::size_t k = 0; k < kAluKindCount && lanes != 0; ++k) {
+      std::uint32_t n = counts[k];
+      out_.stats.alu_lane_ops[k] += n * lanes;
+      while (tracing_ && n > 0) {
+        const std::uint32_t chunk = std::min<std::uint32_t>(n, 0xFFFF);
+        sg.builder.append_alu(static_cast<AluKind>(k), static_cast<std::uint16_t>(chunk),
+                              op.alu_same);
+        n -= chunk;
+      }
+    }
+    return;
+  }
+  std::array<std::vector<LaneEvent>*, kSimdWidth> lanes{};
+  for (std::uint32_t rest = op.alu_same; rest != 0; rest &= rest - 1) {
+    const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+    std::vector<LaneEvent>& segment = worker_.segment_events[l];
+    segment.clear();
+    std::array<std::uint32_t, kAluKindCount> lane_counts = counts;
+    flush_counts(lane_counts, segment);
+    lanes[l] = &segment;
+  }
+  const DeferredMatrixOpDetail& detail = sg.deferred.details[index];
+  for (std::uint32_t rest = op.slow | leftovers; rest != 0; rest &= rest - 1) {
+    const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+    const std::vector<LaneEvent>& events = runs_[sg.first_lane + l].events;
+    const std::uint32_t end =
+        (op.slow >> l) & 1u ? detail.event_end[l] : static_cast<std::uint32_t>(events.size());
+    std::vector<LaneEvent>& segment = worker_.segment_events[l];
+    segment.assign(events.begin() + consumed[l], events.begin() + end);
+    consumed[l] = end;
+    lanes[l] = &segment;
+  }
+  if (tracing_) sg.builder.merge(lanes);
+}
+
+void ThreadgroupRun::perform_deferred(SimdgroupRun& sg, std::uint32_t count) {
+  DeferredMatrixLog& log = sg.deferred;
+  count = std::min(count, log.count);
+  if (count == 0) return;
+  std::array<std::uint32_t, kSimdWidth> consumed{};  // events merged, per lane
+  for (std::uint32_t i = 0; i < count; ++i) {
+    merge_deferred_segment(sg, i, consumed);
+    const DeferredMatrixOp& op = log.ops[i];
+    LaneContext& performer =
+        lanes_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(op.lanes))];
+    sg.exchange.active_mask = op.lanes;
+    sg.exchange.op = op.op.data();
+    sg.op_accesses.clear();
+    try {
+      current_lane = &performer;
+      op.apply(sg.exchange, sg, performer);
+      current_lane = nullptr;
+    } catch (const LaneAbort&) {
+      current_lane = nullptr;
+      aborted_ = true;
+      return;
+    }
+    if (tracing_) {
+      sg.builder.append_sync(detail::op_class_of(op.sync_class), op.trace_kind, op.lanes,
+                             sg.op_accesses, log.details[i].matrix_reads, op.matrix_write);
+    }
+  }
+  // Drop what was merged; the ops still pending keep their offsets into what remains.
+  for (std::uint32_t l = 0; l < sg.lane_count; ++l) {
+    LaneRun& run = runs_[sg.first_lane + l];
+    run.deferred_reached -= std::min(run.deferred_reached, count);
+    const std::uint32_t drop = consumed[l];
+    if (drop == 0) continue;
+    run.events.erase(run.events.begin(), run.events.begin() + drop);
+    run.deferred_events_mark -= std::min(run.deferred_events_mark, drop);
+    for (std::uint32_t i = count; i < log.count; ++i) {
+      if ((log.ops[i].slow >> l) & 1u) log.details[i].event_end[l] -= drop;
+    }
+  }
+  std::move(log.ops.begin() + count, log.ops.begin() + log.count, log.ops.begin());
+  std::move(log.details.begin() + count, log.details.begin() + log.count, log.details.begin());
+  log.count -= count;
+  if (log.count == 0) log.alu_counts.clear();
+}
+
+std::uint32_t ThreadgroupRun::deferred_reached_by(const SimdgroupRun& sg,
+                                                  std::uint32_t lanes_mask) const {
+  std::uint32_t most = 0;
+  for (std::uint32_t rest = lanes_mask; rest != 0; rest &= rest - 1) {
+    const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+    most = std::max(most, runs_[sg.first_lane + l].deferred_reached);
+  }
+  return most;
+}
+
+}  // namespace marlin::sim
