@@ -86,6 +86,16 @@ void alu_pair(const model::DeviceSpec& device, const std::string& op, const std:
   out.push_back(compare(op + ".throughput", "cycles", timing.throughput_cycles, independent));
 }
 
+// Throughput of an op class from its eight-chain kernel calib_<op>_independent (its latency is
+// not measurable, as for alu_pair).
+void throughput(const model::DeviceSpec& device, const std::string& op,
+                const model::OpTiming& timing, std::vector<CalibrationResult>& out) {
+  const double measured =
+      cycles_per_rep(device, one_threadgroup("calib_" + op + "_independent", 32), 1) /
+      kAluOpsPerRep;
+  out.push_back(compare(op + ".throughput", "cycles", timing.throughput_cycles, measured));
+}
+
 // Latency (one accumulator) and throughput (four) of the 8x8x8 multiply, `type` f16 or f32.
 void matmul(const model::DeviceSpec& device, const std::string& type, const model::OpTiming& timing,
             std::vector<CalibrationResult>& out) {
@@ -206,6 +216,16 @@ std::vector<CalibrationResult> run_calibration(const model::DeviceSpec& device) 
   alu_pair(device, "fp32_fma", "calib_fp32_fma", device.pipes.fp32_fma, results);
   alu_pair(device, "fp16_fma", "calib_fp16_fma", device.pipes.fp16_fma, results);
   alu_pair(device, "int_add", "calib_int_add", device.pipes.int_add, results);
+  const model::PipeSpec& pipes = device.pipes;
+  throughput(device, "fp32_add", pipes.fp32_add, results);
+  throughput(device, "int_mul", pipes.int_mul, results);
+  throughput(device, "fp_cmp_select", pipes.fp_cmp_select, results);
+  throughput(device, "convert", pipes.convert, results);
+  throughput(device, "exp2_log2", pipes.exp2_log2, results);
+  throughput(device, "reciprocal", pipes.reciprocal, results);
+  throughput(device, "rsqrt", pipes.rsqrt, results);
+  throughput(device, "shuffle", pipes.shuffle, results);
+  throughput(device, "simd_reduce", pipes.simd_reduce, results);
   matmul(device, "f16", device.pipes.matmul_f16, results);
   matmul(device, "f32", device.pipes.matmul_f32, results);
   threadgroup_memory(device, results);

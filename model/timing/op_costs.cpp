@@ -45,6 +45,8 @@ OpCosts::OpCosts(const model::PipeSpec& p)
   set(AluKind::kCompareSelect, cost_of(p.fp_cmp_select, Pipe::kFp, "fp_cmp_select"));
   set(AluKind::kConvert, cost_of(p.convert, Pipe::kInt, "convert"));
   set(AluKind::kSpecial, cost_of(p.exp2_log2, Pipe::kSpecial, "exp2_log2"));
+  set(AluKind::kReciprocal, cost_of(p.reciprocal, Pipe::kSpecial, "reciprocal"));
+  set(AluKind::kRsqrt, cost_of(p.rsqrt, Pipe::kSpecial, "rsqrt"));
 }
 
 const OpCost& OpCosts::alu(std::uint8_t kind) const {

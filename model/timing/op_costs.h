@@ -19,7 +19,7 @@ namespace marlin::timing {
 enum class Pipe : std::uint8_t {
   kFp,                 // FP16/FP32 arithmetic, compare/select, matrix multiply, matrix fill/copy
   kInt,                // integer add/logic/shift/multiply, conversions
-  kSpecial,            // transcendental functions (exp2, log2, reciprocal, ...)
+  kSpecial,            // transcendental functions: exp2/log2, reciprocal, rsqrt
   kSimd,               // shuffles, broadcasts, reductions, votes
   kThreadgroupMemory,  // per core, shared by its schedulers
   kNone,               // device memory and barriers: no pipe to wait for

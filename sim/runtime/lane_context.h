@@ -37,7 +37,9 @@ enum class AluKind : std::uint8_t {
   kIntMul,
   kCompareSelect,
   kConvert,
-  kSpecial,
+  kSpecial,     // exp, exp2, log, log2, pow, sin, cos, tan, tanh: timed as exp2/log2
+  kReciprocal,  // floating-point division
+  kRsqrt,       // rsqrt, sqrt
   kCount
 };
 inline constexpr std::size_t kAluKindCount = static_cast<std::size_t>(AluKind::kCount);

@@ -71,6 +71,10 @@ const char* alu_kind_name(AluKind kind) {
       return "convert";
     case AluKind::kSpecial:
       return "special";
+    case AluKind::kReciprocal:
+      return "reciprocal";
+    case AluKind::kRsqrt:
+      return "rsqrt";
     case AluKind::kCount:
       break;
   }

@@ -17,7 +17,7 @@
 
 namespace marlin::sim {
 
-inline constexpr std::uint32_t kTraceFormatVersion = 1;
+inline constexpr std::uint32_t kTraceFormatVersion = 2;
 
 enum class OpClass : std::uint8_t {
   kAlu,                 // kind = AluKind, count = instructions

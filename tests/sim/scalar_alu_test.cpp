@@ -26,7 +26,7 @@ constexpr std::uint32_t kThreads = 64;
 //   x |= ~a & 0xFFu                           logic 3
 //   float(x)                                  convert 1
 //   f * 0.5f + float(b)                       fp32 mul 1, convert 1, fp32 add 1
-//   g / 4.0f - f                              special 1 (divide), fp32 add 1
+//   g / 4.0f - f                              reciprocal 1 (divide), fp32 add 1
 //   g > 10.0f                                 compare-select 1
 //   select(x + 1u, x, big)                    int add 1, compare-select 1
 //   for (int i = 0; i < 4; ++i) acc += float(i)
@@ -42,7 +42,7 @@ std::array<std::uint64_t, kAluKindCount> expected_per_thread() {
   set(AluKind::kConvert, 1 + 1 + 4);
   set(AluKind::kFp32Mul, 1);
   set(AluKind::kFp32Add, 1 + 1 + 4);
-  set(AluKind::kSpecial, 1);
+  set(AluKind::kReciprocal, 1);
   set(AluKind::kCompareSelect, 1 + 1 + 5);
   set(AluKind::kFp32Fma, 1);
   return e;

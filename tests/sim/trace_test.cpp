@@ -47,7 +47,8 @@ TEST(TraceTest, AluWorkIsCountedFromExecution) {
   EXPECT_EQ(alu(r, AluKind::kFp16Mul), 32u * 5);
   EXPECT_EQ(alu(r, AluKind::kFp16Add), 32u * 2);
   for (AluKind k : {AluKind::kFp16Fma, AluKind::kFp32Fma, AluKind::kFp32Add, AluKind::kFp32Mul,
-                    AluKind::kIntAdd, AluKind::kConvert, AluKind::kSpecial}) {
+                    AluKind::kIntAdd, AluKind::kConvert, AluKind::kSpecial, AluKind::kReciprocal,
+                    AluKind::kRsqrt}) {
     EXPECT_EQ(alu(r, k), 0u) << alu_kind_name(k);
   }
 }

@@ -30,6 +30,8 @@ TEST(OpCostsTest, AluKindsMapToProfileTimings) {
   expect_cost(costs.alu(kind(AluKind::kIntMul)), Pipe::kInt, 4, 8);
   expect_cost(costs.alu(kind(AluKind::kConvert)), Pipe::kInt, 2, 4);
   expect_cost(costs.alu(kind(AluKind::kSpecial)), Pipe::kSpecial, 4, 8);
+  expect_cost(costs.alu(kind(AluKind::kReciprocal)), Pipe::kSpecial, 6, 10);
+  expect_cost(costs.alu(kind(AluKind::kRsqrt)), Pipe::kSpecial, 8, 12);
 }
 
 TEST(OpCostsTest, CollectivesAndMatrixOps) {

@@ -7,7 +7,7 @@
 // other arithmetic types, every operator, usable as an array index, in `switch`, and in
 // constant expressions (where nothing is counted). Each executed operator counts one lane ALU
 // op (docs/trace-format.md): integer + - (and ++ --, unary -) kIntAdd; * / % kIntMul;
-// & | ^ ~ kIntLogic; << >> kIntShift; float + - kFp32Add, * kFp32Mul, / kSpecial;
+// & | ^ ~ kIntLogic; << >> kIntShift; float + - kFp32Add, * kFp32Mul, / kReciprocal;
 // comparisons kCompareSelect; a conversion between an integer and a floating type kConvert
 // (also when an integer operand meets a float operand). Counting is one increment in the
 // lane context (marlin::sim::count_alu); nothing allocates and nothing is virtual.
@@ -74,7 +74,7 @@ constexpr marlin::sim::AluKind counted_kind(CountedFamily f) {
   using marlin::sim::AluKind;
   if constexpr (std::is_floating_point_v<R>) {
     return f == CountedFamily::kMul   ? AluKind::kFp32Mul
-           : f == CountedFamily::kDiv ? AluKind::kSpecial
+           : f == CountedFamily::kDiv ? AluKind::kReciprocal
                                       : AluKind::kFp32Add;
   } else {
     return f == CountedFamily::kMul || f == CountedFamily::kDiv ? AluKind::kIntMul

@@ -83,7 +83,7 @@ struct half {
     return round(a.to_float() * b.to_float());
   }
   friend constexpr half operator/(half a, half b) {
-    detail::count(marlin::sim::AluKind::kSpecial);
+    detail::count(marlin::sim::AluKind::kReciprocal);
     return round(a.to_float() / b.to_float());
   }
   friend constexpr half operator-(half a) { return from_bits(a.bits() ^ 0x8000u); }

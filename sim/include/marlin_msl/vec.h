@@ -32,7 +32,7 @@ template <class T>
 constexpr marlin::sim::AluKind alu_kind(OpFamily f) {
   using marlin::sim::AluKind;
   if (f == OpFamily::kCompare) return AluKind::kCompareSelect;
-  if (f == OpFamily::kDiv) return AluKind::kSpecial;
+  if (f == OpFamily::kDiv) return kIsFloat<T> ? AluKind::kReciprocal : AluKind::kIntMul;
   if constexpr (std::is_same_v<T, half>) {
     return f == OpFamily::kMul   ? AluKind::kFp16Mul
            : f == OpFamily::kFma ? AluKind::kFp16Fma
