@@ -13,8 +13,8 @@ namespace {
 constexpr Cycles kNever(std::numeric_limits<std::int64_t>::max() / 4);
 constexpr std::size_t kChunk = 64;  // lanes per coalescer / bank-model call
 
-// Device addresses: each buffer gets its own 2^40-byte range, so buffers never share a line.
-constexpr int kBufferShift = 40;
+// Device addresses: each buffer gets its own 2^40-byte range (memory_hierarchy.h).
+constexpr int kBufferShift = kBufferAddressShift;
 
 bool is_store(sim::OpClass op) {
   return op == sim::OpClass::kDeviceStore || op == sim::OpClass::kThreadgroupStore ||

@@ -137,6 +137,7 @@ MemoryAccessResult MemoryHierarchy::access(int core, Cycles cycle, std::uint64_t
       result = read_below_l1(cycle, address, link_done);
       l1.fill_ready[static_cast<std::size_t>(in_l1.frame)] = result.ready;
     }
+    count_buffer_load(address, result.served_by);
   }
   stats_.increment(served_[static_cast<std::size_t>(result.served_by)]);
   return result;
@@ -196,9 +197,36 @@ void MemoryHierarchy::write_back_from_slc(Cycles cycle) {
   dram_.request(cycle, line_bytes_);
 }
 
+void MemoryHierarchy::count_buffer_load(std::uint64_t address, MemoryLevel served_by) {
+  const std::uint64_t buffer = address >> kBufferAddressShift;
+  if (buffer >= kCountedBuffers) return;
+  BufferCounters& b = buffers_[buffer];
+  if (!b.registered) {
+    const std::string name = std::to_string(buffer);
+    for (const MemoryLevel level :
+         {MemoryLevel::kL1, MemoryLevel::kL2, MemoryLevel::kSlc, MemoryLevel::kDram}) {
+      b.served[static_cast<std::size_t>(level)] = buffer_stats_.add_counter(
+          name + ".served_" + std::string(to_string(level)), "line requests",
+          "loads of buffer " + name + " whose data came from " + std::string(to_string(level)));
+    }
+    b.dram_sequential = buffer_stats_.add_counter(
+        name + ".dram_sequential", "line requests",
+        "DRAM-served loads of buffer " + name +
+            " whose line directly follows the previous DRAM-served line of that buffer");
+    b.registered = true;
+  }
+  buffer_stats_.increment(b.served[static_cast<std::size_t>(served_by)]);
+  if (served_by != MemoryLevel::kDram) return;
+  const std::uint64_t line = address / static_cast<std::uint64_t>(line_bytes_);
+  if (b.any_dram && line == b.last_dram_line + 1) buffer_stats_.increment(b.dram_sequential);
+  b.last_dram_line = line;
+  b.any_dram = true;
+}
+
 void MemoryHierarchy::append_records(std::string_view prefix, std::vector<StatRecord>& out) const {
   const std::string p(prefix);
   stats_.append_records(p, out);
+  buffer_stats_.append_records(p + "buffer", out);
   StatRegistry l1_total = l1_.front().cache->stats();
   StatRegistry link_total = links_.front().stats();
   for (std::size_t core = 1; core < l1_.size(); ++core) {

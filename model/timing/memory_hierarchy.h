@@ -41,6 +41,12 @@ namespace marlin::timing {
 
 enum class MemoryLevel { kL1, kL2, kSlc, kDram };
 
+// Device addresses carry the trace's [[buffer(n)]] index in bits kBufferAddressShift and up:
+// the replay gives each buffer its own 2^40-byte range, so buffers never share a line.
+inline constexpr int kBufferAddressShift = 40;
+// Buffers below this index get per-buffer load counters ("memory.buffer<n>.*").
+inline constexpr std::uint64_t kCountedBuffers = 16;
+
 // Lower-case name of a level ("l1", "l2", "slc", "dram").
 std::string_view to_string(MemoryLevel level);
 
@@ -103,6 +109,18 @@ class MemoryHierarchy {
   void write_back_from_l2(Cycles cycle, std::uint64_t address);
   // Sends a dirty line evicted from the SLC to DRAM (bandwidth only).
   void write_back_from_slc(Cycles cycle);
+  // Per-buffer load counters: the level that served the load, and whether a DRAM-served line
+  // directly follows the previous DRAM-served line of the same buffer. Registered on the
+  // buffer's first load, so only buffers that were read appear.
+  void count_buffer_load(std::uint64_t address, MemoryLevel served_by);
+
+  struct BufferCounters {
+    bool registered = false;
+    std::array<StatId, 4> served{};  // by MemoryLevel
+    StatId dram_sequential;
+    std::uint64_t last_dram_line = 0;
+    bool any_dram = false;
+  };
 
   int line_bytes_;
   std::vector<Level> l1_;  // one per core
@@ -118,6 +136,8 @@ class MemoryHierarchy {
   std::array<StatId, 4> served_{};  // by MemoryLevel
   StatId inflight_merges_;
   StatId dram_writebacks_;
+  StatRegistry buffer_stats_;
+  std::array<BufferCounters, kCountedBuffers> buffers_{};
 };
 
 }  // namespace marlin::timing

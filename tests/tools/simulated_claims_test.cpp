@@ -120,5 +120,98 @@ TEST(SimulatedClaims, ResidencyAndDequantClaims) {
   EXPECT_EQ(again.results[1].verdict, validate::Verdict::kDoesNotHold);
 }
 
+// Probe figures built by hand: (high - low) / ((8 - 4) x phases per repetition).
+ProbeTiming probe(std::int64_t low, std::int64_t high, double phases_per_rep = 1) {
+  ProbeTiming t;
+  t.kernel = "probe";
+  t.low = low;
+  t.high = high;
+  t.phases_per_rep = phases_per_rep;
+  return t;
+}
+
+TEST(SimulatedClaims, PhaseCycleClaimsUseTheClaimsTolerance) {
+  validate::ValidationReport report;
+  report.results = {claim("tile-sizing/7.4/simdgroup-barrier-cycles", "4"),
+                    claim("tile-sizing/7.4/threadgroup-barrier-cycles", "20"),
+                    claim("tile-sizing/8.2/inner-total-cycles", "1280"),
+                    claim("tile-sizing/8.2/inner-iteration-cycles", "20"),
+                    claim("tile-sizing/8.1/load-latency", "100-200"),
+                    claim("stripe/6/dequant-cycles", "2")};
+  ClaimMeasurements measured;
+  measured.phases = PhaseProbeResults{};
+  PhaseProbeResults& p = *measured.phases;
+  // 1032 / (4 x 64) = 4.03: within 4 +/- 1.
+  p.simdgroup_barrier = probe(1000, 2032, 64);
+  // 8200 / (4 x 64) = 32.03: outside 20 +/- 1.
+  p.threadgroup_barrier = probe(1000, 9200, 64);
+  // 6000 / 4 = 1500 cycles per K-block: within 1280 +/- 25% (960..1600); per (kt, mi, ni)
+  // step 1500 / 64 = 23.44: outside 20 +/- 1.
+  p.fused_inner = probe(2000, 8000);
+  // 4 x 150 / 4 = 150: inside 100-200.
+  p.separate_load = probe(400, 1000);
+  // 4 x 3.5 / 4 = 3.5: outside 2 +/- 1.
+  p.dequant_word = probe(100, 114);
+  apply_simulated_claims(report, measured);
+  const auto& r = report.results;
+  EXPECT_EQ(r[0].verdict, validate::Verdict::kHolds);
+  EXPECT_EQ(r[0].simulated, "4.03");
+  EXPECT_EQ(r[1].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[1].corrected, "32.03");
+  EXPECT_EQ(r[2].verdict, validate::Verdict::kHolds);
+  EXPECT_EQ(r[3].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[3].corrected, "23.44");
+  EXPECT_EQ(r[4].verdict, validate::Verdict::kHolds);
+  EXPECT_EQ(r[5].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[5].corrected, "3.50");
+  EXPECT_NE(r[1].reason.find("(9200 - 1000) / 256"), std::string::npos) << r[1].reason;
+  EXPECT_EQ(report.holds, 3);
+  EXPECT_EQ(report.does_not_hold, 3);
+}
+
+TEST(SimulatedClaims, StallAndTrafficClaims) {
+  const auto judge = [](const ClaimMeasurements& measured) {
+    validate::ValidationReport report;
+    report.results = {claim("tile-sizing/8.1/compute-bound", "compute-bound"),
+                      claim("architecture/fused/l2-hits", "L2 hits"),
+                      claim("stripe/2.2/b-streaming", "sequential")};
+    apply_simulated_claims(report, measured);
+    return report.results;
+  };
+  ClaimMeasurements m;
+  m.stream_shape = "256x2048x512";
+  m.b_lines = 40;
+  timing::StallBreakdown b;
+  // Matrix busy 100 against 30 + 20 + 10 = 60 of waits: compute-bound.
+  b.add(timing::StallClass::kMatrixBusy, 100);
+  b.add(timing::StallClass::kMemoryWait, 30);
+  b.add(timing::StallClass::kThreadgroupMemoryWait, 20);
+  b.add(timing::StallClass::kBarrierWait, 10);
+  m.separate_breakdown = b;
+  // 50 of 100 B loads from L2, 10 from L1: L2 hits.
+  m.fused_b = BufferLoads{10, 50, 0, 40, 30};
+  // 30 of 40 DRAM lines sequential (75%): sequential.
+  m.striped_b = BufferLoads{0, 60, 0, 40, 30};
+  auto r = judge(m);
+  EXPECT_EQ(r[0].verdict, validate::Verdict::kHolds);
+  EXPECT_EQ(r[1].verdict, validate::Verdict::kHolds);
+  EXPECT_EQ(r[2].verdict, validate::Verdict::kHolds);
+
+  // Memory wait 90 + 20 + 10 = 120 against matrix busy 100: memory-wait-bound.
+  b.add(timing::StallClass::kMemoryWait, 60);
+  m.separate_breakdown = b;
+  // 70 of 100 B loads from L1, 20 from L2: L1 hits.
+  m.fused_b = BufferLoads{70, 20, 0, 10, 2};
+  // 10 of 40 DRAM lines sequential (25%).
+  m.striped_b = BufferLoads{0, 60, 0, 40, 10};
+  r = judge(m);
+  EXPECT_EQ(r[0].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[0].corrected, "memory-wait-bound");
+  EXPECT_EQ(r[1].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[1].corrected, "L1 hits (70.0% of the packed-B loads)");
+  EXPECT_EQ(r[2].verdict, validate::Verdict::kDoesNotHold);
+  EXPECT_EQ(r[2].simulated, "25.0% sequential (row-major order: 20.0%)");
+}
+
 }  // namespace
 }  // namespace marlin::cli

@@ -19,6 +19,37 @@ namespace {
 constexpr std::int64_t kResidencyM = 512;
 constexpr std::int64_t kResidencyNK = 4096;
 
+// The stream runs' shape: 4 row tiles share every weight column tile, 32 column tiles, 8
+// K-blocks; 128 threadgroups over the device's cores. Small enough to run in full (unsampled,
+// so every load reaches the counters) in a few seconds per kernel.
+constexpr std::int64_t kStreamM = 256;
+constexpr std::int64_t kStreamN = 2048;
+constexpr std::int64_t kStreamK = 256;
+
+std::int64_t stat_value(const timing::TimingResult& t, const std::string& name) {
+  for (const timing::StatRecord& r : t.stats) {
+    if (r.name == name) return r.value;
+  }
+  return 0;
+}
+
+// A full run of `kernel` 64x64x32 at the stream shape.
+timing::TimingResult stream_run(const model::DeviceSpec& device, const std::string& kernel) {
+  KernelRunRequest request;
+  request.kernel = kernel;
+  request.tile = analytic::Tile{64, 64, 32};
+  request.problem = {.m = kStreamM, .n = kStreamN, .k = kStreamK};
+  request.host_threads = std::max(1u, std::thread::hardware_concurrency());
+  return run_kernel(device, request).timing;
+}
+
+BufferLoads weight_loads(const timing::TimingResult& t) {
+  const std::string p = "memory.buffer1.";
+  return BufferLoads{stat_value(t, p + "served_l1"), stat_value(t, p + "served_l2"),
+                     stat_value(t, p + "served_slc"), stat_value(t, p + "served_dram"),
+                     stat_value(t, p + "dram_sequential")};
+}
+
 std::vector<ResidencyPoint> residency_sweep(const model::DeviceSpec& device) {
   KernelRunRequest request;
   request.kernel = "marlin_gemm_fused_fp4";
@@ -89,6 +120,15 @@ ClaimMeasurements measure_claims(const model::DeviceSpec& device, std::ostream& 
                                   kResidencyNK, kResidencyNK);
   m.fp4_ops_per_element = dequant_ops_per_element(device, "dequant_fp4", 128, 64);
   m.u4_ops_per_element = dequant_ops_per_element(device, "dequant_u4", 128, 64);
+  progress << "timing the phase probes\n";
+  m.phases = run_phase_probes(device);
+  progress << "simulating the 64x64x32 fused, striped and separate kernels\n";
+  m.stream_shape = fmt::format("{}x{}x{}", kStreamM, kStreamN, kStreamK);
+  m.fused_b = weight_loads(stream_run(device, "marlin_gemm_fused_fp4"));
+  m.striped_b = weight_loads(stream_run(device, "marlin_gemm_fp4_striped"));
+  // Packed B: K / 8 rows of N 4-byte words.
+  m.b_lines = (kStreamK / 8) * kStreamN * 4 / 128;
+  m.separate_breakdown = stream_run(device, "marlin_gemm_fp4").breakdown;
   return m;
 }
 

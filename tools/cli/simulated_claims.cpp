@@ -9,6 +9,7 @@
 
 #include "tools/cli/format.h"
 #include "tools/cli/sampling.h"
+#include "tools/cli/simulated_phase_claims.h"
 
 namespace marlin::cli {
 namespace {
@@ -209,6 +210,7 @@ void apply_simulated_claims(validate::ValidationReport& report, const ClaimMeasu
       judge_dequant_ops(r, measured.u4_ops_per_element, "dequant_u4");
     }
   }
+  apply_phase_claims(report, measured);
   recount(report);
 }
 

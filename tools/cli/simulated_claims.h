@@ -13,7 +13,8 @@
 //   guide row of that range's upper end (M <= 16: the M=16 row, <= 64, <= 256, > 256: M=1024);
 // - 6.x/best-for: each configuration's "best for" shapes likewise (6.1: M=64, 6.2: M=256,
 //   6.3: the wide decode shape 16x11008x4096, 6.4: M=1024);
-// - 8.2/net-win: the fused 64x64x32 kernel against the separate one on the small-batch row.
+// - 8.2/net-win: the fused 64x64x32 kernel against the separate one on the small-batch row;
+// - the phase, barrier, stall and weight-traffic claims: simulated_phase_claims.h.
 // Each gets the simulated value and a verdict (for the configuration claims: holds when the
 // claimed configuration is the fastest or within the sampling error bound of it, otherwise the
 // fastest is the corrected value). The report's counts are recomputed.
