@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "tools/cli/claim_verdict.h"
 #include "tools/cli/format.h"
 #include "tools/cli/sampling.h"
 #include "tools/cli/simulated_phase_claims.h"
@@ -77,15 +78,6 @@ void recount(validate::ValidationReport& report) {
   }
 }
 
-// A claim judged by a number: holds when `holds`, otherwise corrected to `corrected`.
-void judge_number(validate::ClaimResult& r, bool holds, const std::string& simulated,
-                  const std::string& corrected, const std::string& reason) {
-  r.simulated = simulated;
-  r.verdict = holds ? validate::Verdict::kHolds : validate::Verdict::kDoesNotHold;
-  r.corrected = holds ? std::string() : corrected;
-  r.reason = reason;
-}
-
 void judge_residency(validate::ClaimResult& r, const ClaimMeasurements& m) {
   if (m.residency.empty()) return;
   double best = m.residency.front().seconds;
@@ -105,9 +97,10 @@ void judge_residency(validate::ClaimResult& r, const ClaimMeasurements& m) {
         break;
       }
     }
-    judge_number(r, enough >= 2 && enough <= 4, fmt::format("{}", enough), std::to_string(enough),
-                 fmt::format("{}: the fewest within {:.0f}% of the best is {}", where,
-                             100 * kSampledErrorBound, enough));
+    set_simulated_verdict(r, enough >= 2 && enough <= 4, fmt::format("{}", enough),
+                          std::to_string(enough),
+                          fmt::format("{}: the fewest within {:.0f}% of the best is {}", where,
+                                      100 * kSampledErrorBound, enough));
     return;
   }
   const ResidencyPoint& most = m.residency.back();
@@ -118,12 +111,13 @@ void judge_residency(validate::ClaimResult& r, const ClaimMeasurements& m) {
     return;
   }
   const double speedup = eight->seconds / most.seconds - 1;
-  judge_number(r, speedup <= kSampledErrorBound,
-               fmt::format("{:+.1f}% from 8 to {}", 100 * speedup, most.resident),
-               fmt::format("{:.1f}% faster at {}", 100 * speedup, most.resident),
-               fmt::format("{}: 8 -> {} resident gives {:+.1f}% speed (diminishing if within "
-                           "{:.0f}%)",
-                           where, most.resident, 100 * speedup, 100 * kSampledErrorBound));
+  set_simulated_verdict(
+      r, speedup <= kSampledErrorBound,
+      fmt::format("{:+.1f}% from 8 to {}", 100 * speedup, most.resident),
+      fmt::format("{:.1f}% faster at {}", 100 * speedup, most.resident),
+      fmt::format("{}: 8 -> {} resident gives {:+.1f}% speed (diminishing if within "
+                  "{:.0f}%)",
+                  where, most.resident, 100 * speedup, 100 * kSampledErrorBound));
 }
 
 void judge_dequant_ops(validate::ClaimResult& r, std::optional<double> measured,
@@ -136,12 +130,13 @@ void judge_dequant_ops(validate::ClaimResult& r, std::optional<double> measured,
     return;
   }
   const bool holds = std::abs(*measured - claimed) <= 0.25 * claimed;
-  judge_number(r, holds, fmt::format("{:.2f}", *measured), fmt::format("{:.2f}", *measured),
-               fmt::format("the engine counts {:.2f} lane ALU instructions per element in {} "
-                           "(128 x 64 weights, groups of 128; index arithmetic and loop control "
-                           "as the source states them, no unrolling: an upper bound); a \"~\" "
-                           "claim holds within 25%",
-                           *measured, kernel));
+  set_simulated_verdict(
+      r, holds, fmt::format("{:.2f}", *measured), fmt::format("{:.2f}", *measured),
+      fmt::format("the engine counts {:.2f} lane ALU instructions per element in {} "
+                  "(128 x 64 weights, groups of 128; index arithmetic and loop control "
+                  "as the source states them, no unrolling: an upper bound); a \"~\" "
+                  "claim holds within 25%",
+                  *measured, kernel));
 }
 
 }  // namespace

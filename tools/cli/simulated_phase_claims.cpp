@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "tools/cli/claim_verdict.h"
 #include "tools/validate/claims.h"
 
 namespace marlin::cli {
@@ -56,14 +57,6 @@ std::optional<Allowed> allowed_of(const validate::Claim& claim) {
                  fmt::format("~{} (+/- 25%)", validate::format_number(*number))};
 }
 
-void set_verdict(validate::ClaimResult& r, bool holds, std::string simulated, std::string corrected,
-                 std::string reason) {
-  r.simulated = std::move(simulated);
-  r.verdict = holds ? validate::Verdict::kHolds : validate::Verdict::kDoesNotHold;
-  r.corrected = holds ? std::string() : std::move(corrected);
-  r.reason = std::move(reason);
-}
-
 std::string cycles_text(double cycles) { return fmt::format("{:.2f}", cycles); }
 
 // The formula and figures of one probe, e.g. "probe_a_tile_load (1 threadgroup x 128
@@ -87,9 +80,9 @@ void judge_cycles(validate::ClaimResult& r, const validate::Claim& claim, const 
   if (!allowed) return;
   const double cycles = t.cycles() / divisor;
   const bool holds = cycles >= allowed->low && cycles <= allowed->high;
-  set_verdict(r, holds, cycles_text(cycles), cycles_text(cycles),
-              fmt::format("{}; {}: {} claimed {}", what, probe_formula(t, divisor),
-                          holds ? "within" : "outside", allowed->text));
+  set_simulated_verdict(r, holds, cycles_text(cycles), cycles_text(cycles),
+                        fmt::format("{}; {}: {} claimed {}", what, probe_formula(t, divisor),
+                                    holds ? "within" : "outside", allowed->text));
 }
 
 std::string percent(std::int64_t part, std::int64_t whole) {
@@ -122,7 +115,7 @@ void judge_compute_bound(validate::ClaimResult& r, const ClaimMeasurements& m) {
                          cycles_text(m.phases->separate_compute.cycles()),
                          cycles_text(m.phases->separate_load.cycles()));
   }
-  set_verdict(
+  set_simulated_verdict(
       r, holds, holds ? "compute-bound" : largest, largest,
       fmt::format("full run of marlin_gemm_fp4 64x64x32 at {}: {}; compute-bound when "
                   "matrix busy exceeds the three waits together ({} vs {}){}",
@@ -142,7 +135,7 @@ void judge_l2_hits(validate::ClaimResult& r, const ClaimMeasurements& m) {
     if (level.first > most.first) most = level;
   }
   const bool holds = most.second == "L2 hits";
-  set_verdict(
+  set_simulated_verdict(
       r, holds,
       fmt::format("L1 {}, L2 {}, SLC {}, DRAM {}", percent(b.l1, b.total()),
                   percent(b.l2, b.total()), percent(b.slc, b.total()), percent(b.dram, b.total())),
@@ -164,7 +157,7 @@ void judge_b_streaming(validate::ClaimResult& r, const ClaimMeasurements& m) {
   const bool holds = fraction(col) >= 0.5;
   const std::string simulated = fmt::format("{:.1f}% sequential (row-major order: {:.1f}%)",
                                             100 * fraction(col), 100 * fraction(row));
-  set_verdict(
+  set_simulated_verdict(
       r, holds, simulated, simulated,
       fmt::format("full runs at {} (counter memory.buffer1.dram_sequential: DRAM line requests "
                   "of packed B whose line follows the previous one, in DRAM request order): "
