@@ -147,6 +147,10 @@ void threadgroup_memory(const model::DeviceSpec& device, std::vector<Calibration
       kBarriersPerRep;
   out.push_back(compare("threadgroup_memory.threadgroup_barrier_cycles", "cycles",
                         std::max(tg.threadgroup_barrier_cycles, 1), barrier));
+  const double simd_barrier =
+      cycles_per_rep(device, one_threadgroup("calib_simdgroup_barrier", 32), 1) / kBarriersPerRep;
+  out.push_back(compare("threadgroup_memory.simdgroup_barrier_cycles", "cycles",
+                        std::max(tg.simdgroup_barrier_cycles, 1), simd_barrier));
 }
 
 void dram_bandwidth(const model::DeviceSpec& device, std::vector<CalibrationResult>& out) {

@@ -15,6 +15,7 @@
 // calib_threadgroup_barrier: 64 barriers per repetition with nothing between them, in a
 // threadgroup of 64 threads (two simdgroups). Cost of one barrier:
 //   (T2 - T1) / ((R2 - R1) * 64) cycles.
+// calib_simdgroup_barrier: the same with simdgroup_barrier, in one simdgroup (32 threads).
 #include <metal_stdlib>
 #include "calibration_params.h"
 using namespace metal;
@@ -69,6 +70,16 @@ kernel void calib_threadgroup_barrier(device uint* out [[buffer(0)]],
   uint r = 0;
   for (; r < p.reps; ++r) {
     CALIB_REP64(threadgroup_barrier(mem_flags::mem_threadgroup);)
+  }
+  if (r == as_type<uint>(p.sentinel)) out[tid] = r;
+}
+
+kernel void calib_simdgroup_barrier(device uint* out [[buffer(0)]],
+                                    constant CalibParams& p [[buffer(1)]],
+                                    uint tid [[thread_index_in_threadgroup]]) {
+  uint r = 0;
+  for (; r < p.reps; ++r) {
+    CALIB_REP64(simdgroup_barrier(mem_flags::mem_threadgroup);)
   }
   if (r == as_type<uint>(p.sentinel)) out[tid] = r;
 }
