@@ -20,21 +20,6 @@ std::uint64_t product(const std::array<std::uint32_t, 3>& v) {
   return static_cast<std::uint64_t>(v[0]) * v[1] * v[2];
 }
 
-bool has_accesses(sim::OpClass op) {
-  switch (op) {
-    case sim::OpClass::kDeviceLoad:
-    case sim::OpClass::kDeviceStore:
-    case sim::OpClass::kThreadgroupLoad:
-    case sim::OpClass::kThreadgroupStore:
-    case sim::OpClass::kAtomic:
-    case sim::OpClass::kMatrixLoad:
-    case sim::OpClass::kMatrixStore:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input, int launch_index,
@@ -129,7 +114,7 @@ void LaunchReplay::index_traces() {
       if (op.op == sim::OpClass::kAlu && op.kind >= sim::kAluKindCount) {
         throw InputError(at() + ": ALU kind " + std::to_string(op.kind) + " is unknown");
       }
-      if (has_accesses(op.op) &&
+      if (sim::has_accesses(op.op) &&
           static_cast<std::uint64_t>(op.first_access) + op.count > sg.accesses.size()) {
         throw InputError(at() + ": accesses beyond the simdgroup's access list");
       }

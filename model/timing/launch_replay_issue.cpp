@@ -16,11 +16,6 @@ constexpr std::size_t kChunk = 64;  // lanes per coalescer / bank-model call
 // Device addresses: each buffer gets its own 2^40-byte range (memory_hierarchy.h).
 constexpr int kBufferShift = kBufferAddressShift;
 
-bool is_store(sim::OpClass op) {
-  return op == sim::OpClass::kDeviceStore || op == sim::OpClass::kThreadgroupStore ||
-         op == sim::OpClass::kMatrixStore || op == sim::OpClass::kAtomic;
-}
-
 }  // namespace
 
 void LaunchReplay::wake(int core, int local, Cycles at) {
@@ -186,7 +181,7 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
         done = threadgroup_memory(core, op, accesses, t);
       } else {
         counters.registry.increment(counters.device_memory_ops);
-        done = device_memory(core, op, accesses, t, is_store(op.op));
+        done = device_memory(core, op, accesses, t, sim::is_store(op.op));
       }
       break;
     case sim::OpClass::kThreadgroupBarrier:

@@ -76,33 +76,13 @@ void LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, Cycles th
   g.ready_at = last + Cycles(1);
 }
 
-namespace {
-
-// Ops whose issue touches only the simdgroup, its scheduler's pipes, counters and breakdown.
-bool is_compute(sim::OpClass op) {
-  switch (op) {
-    case sim::OpClass::kAlu:
-    case sim::OpClass::kShuffle:
-    case sim::OpClass::kReduction:
-    case sim::OpClass::kVote:
-    case sim::OpClass::kMatrixMultiply:
-    case sim::OpClass::kMatrixFill:
-    case sim::OpClass::kMatrixCopy:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
-
 void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
   SimdgroupSlot& g = sg(core, local);
   Scheduler& s = scheduler(core, k);
   Cycles horizon(-1);  // computed when first needed
   while (g.live && !g.blocked) {
     const sim::TraceOp& op = g.ops[g.pc];
-    if (!is_compute(op.op)) return;
+    if (!sim::is_compute(op.op)) return;  // its issue touches only the simdgroup
     const std::uint32_t left =
         op.op == sim::OpClass::kAlu
             ? (g.run_left > 0 ? g.run_left : std::max<std::uint32_t>(op.count, 1))

@@ -81,18 +81,6 @@ const char* alu_kind_name(AluKind kind) {
   return "?";
 }
 
-namespace {
-bool is_load(OpClass op) {
-  return op == OpClass::kDeviceLoad || op == OpClass::kThreadgroupLoad ||
-         op == OpClass::kMatrixLoad;
-}
-bool is_memory(OpClass op) {
-  return op == OpClass::kDeviceLoad || op == OpClass::kDeviceStore ||
-         op == OpClass::kThreadgroupLoad || op == OpClass::kThreadgroupStore ||
-         op == OpClass::kAtomic;
-}
-}  // namespace
-
 std::int32_t SimdTraceBuilder::append(TraceOp op) {
   // Dependency rule (docs/trace-format.md): loads wait for nothing beyond in-order issue;
   // every other non-matrix op waits for the newest earlier load or atomic.
@@ -120,7 +108,7 @@ void SimdTraceBuilder::merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& la
   while (live != 0) {
     const auto leader = static_cast<std::uint32_t>(std::countr_zero(live));
     const LaneEvent head = *next[leader];
-    const bool memory = is_memory(head.op);
+    const bool memory = is_lane_memory(head.op);
     TraceOp op;
     op.op = head.op;
     op.kind = head.kind;

@@ -41,10 +41,37 @@ enum class OpClass : std::uint8_t {
 const char* op_class_name(OpClass op);
 const char* alu_kind_name(AluKind kind);
 
-// True for ops whose result arrives after a long, variable latency.
+// ---- op-class predicates (the one place for them) ----
+// Ops whose result arrives after a long, variable latency.
 constexpr bool is_long_latency(OpClass op) {
   return op == OpClass::kDeviceLoad || op == OpClass::kThreadgroupLoad || op == OpClass::kAtomic ||
          op == OpClass::kMatrixLoad || op == OpClass::kMatrixMultiply;
+}
+// Loads: per lane (device, threadgroup) or of a matrix.
+constexpr bool is_load(OpClass op) {
+  return op == OpClass::kDeviceLoad || op == OpClass::kThreadgroupLoad ||
+         op == OpClass::kMatrixLoad;
+}
+// Ops that write memory (an atomic both reads and writes).
+constexpr bool is_store(OpClass op) {
+  return op == OpClass::kDeviceStore || op == OpClass::kThreadgroupStore ||
+         op == OpClass::kMatrixStore || op == OpClass::kAtomic;
+}
+// Per-lane memory ops: one access per active lane (LaneEvent memory events).
+constexpr bool is_lane_memory(OpClass op) {
+  return op == OpClass::kDeviceLoad || op == OpClass::kDeviceStore ||
+         op == OpClass::kThreadgroupLoad || op == OpClass::kThreadgroupStore ||
+         op == OpClass::kAtomic;
+}
+// Ops that carry MemAccess records: the per-lane memory ops and matrix loads and stores.
+constexpr bool has_accesses(OpClass op) {
+  return is_lane_memory(op) || op == OpClass::kMatrixLoad || op == OpClass::kMatrixStore;
+}
+// Ops that compute on registers only: ALU, simdgroup collectives and matrix arithmetic.
+constexpr bool is_compute(OpClass op) {
+  return op == OpClass::kAlu || op == OpClass::kShuffle || op == OpClass::kReduction ||
+         op == OpClass::kVote || op == OpClass::kMatrixMultiply || op == OpClass::kMatrixFill ||
+         op == OpClass::kMatrixCopy;
 }
 
 struct TraceOp {

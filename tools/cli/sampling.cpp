@@ -21,17 +21,9 @@ constexpr std::int64_t kMinimumSteps = 4;
 // ragged edge of the grid.
 constexpr double kMaxEdgeShare = 0.1;
 
+// Ops with accesses to device or constant memory (a memory op's kind is its Space).
 bool touches_device_memory(const sim::TraceOp& op) {
-  switch (op.op) {
-    case sim::OpClass::kDeviceLoad:
-    case sim::OpClass::kDeviceStore:
-    case sim::OpClass::kAtomic:
-    case sim::OpClass::kMatrixLoad:
-    case sim::OpClass::kMatrixStore:
-      return op.kind != static_cast<std::uint8_t>(sim::Space::kThreadgroup);
-    default:
-      return false;
-  }
+  return sim::has_accesses(op.op) && op.kind != static_cast<std::uint8_t>(sim::Space::kThreadgroup);
 }
 
 // The share of a tiled grid's threadgroups on a ragged edge that makes them differ from the
