@@ -32,6 +32,14 @@ constexpr std::uint64_t kC = 256;
 constexpr std::uint64_t kD = 384;
 constexpr std::uint64_t kE = 512;
 
+// The value of the record named `name`, or -1 when there is none.
+std::int64_t record_value(const std::vector<StatRecord>& records, const std::string& name) {
+  for (const StatRecord& r : records) {
+    if (r.name == name) return r.value;
+  }
+  return -1;
+}
+
 void expect_access(MemoryHierarchy& memory, int core, std::int64_t cycle, std::uint64_t address,
                    bool is_write, std::int64_t ready, MemoryLevel level) {
   const MemoryAccessResult result = memory.access(core, Cycles(cycle), address, is_write);
@@ -166,11 +174,7 @@ TEST(MemoryHierarchyTest, SharedL2PortLimitsBothCores) {
   EXPECT_DOUBLE_EQ(memory.l2_port_utilization(Cycles(2006)), 26.0 / 2006.0);
   std::vector<StatRecord> records;
   memory.append_records("memory.", records);
-  std::int64_t port_bytes = -1;
-  for (const StatRecord& r : records) {
-    if (r.name == "memory.l2_port.bytes") port_bytes = r.value;
-  }
-  EXPECT_EQ(port_bytes, 13 * 128);
+  EXPECT_EQ(record_value(records, "memory.l2_port.bytes"), 13 * 128);
 }
 
 TEST(MemoryHierarchyTest, L1PortLimitsHitsOfOneCore) {
@@ -236,14 +240,10 @@ TEST(MemoryHierarchyTest, RecordsNameEveryLevel) {
   memory.access(1, Cycles(0), kB, false);
   std::vector<StatRecord> records;
   memory.append_records("memory.", records);
-  const auto find = [&](const std::string& name) -> std::int64_t {
-    for (const StatRecord& r : records) {
-      if (r.name == name) {
-        return r.value;
-      }
-    }
-    ADD_FAILURE() << "no record " << name;
-    return -1;
+  const auto find = [&](const std::string& name) {
+    const std::int64_t v = record_value(records, name);
+    if (v < 0) ADD_FAILURE() << "no record " << name;
+    return v;
   };
   EXPECT_EQ(find("memory.loads"), 2);
   EXPECT_EQ(find("memory.l1.read_misses"), 2);  // summed over both cores
@@ -296,6 +296,37 @@ TEST(MemoryHierarchyTest, RejectsInconsistentSpecs) {
   spec = TinySpec{};
   MemoryHierarchy memory(spec.memory, spec.gpu);
   EXPECT_THROW(memory.access(2, Cycles(0), 0, false), InvariantError);
+}
+
+// Per-buffer load counters (memory.buffer<n>.*): the level serving each buffer's loads and
+// the DRAM-served lines that follow the buffer's previous one; core 0 only.
+TEST(MemoryHierarchyTest, CountsLevelsAndSequentialDramLinesPerBuffer) {
+  const TinySpec spec;
+  MemoryHierarchy memory(spec.memory, spec.gpu);
+  const auto line_of = [](std::uint64_t buffer, std::uint64_t line) {
+    return (buffer << kBufferAddressShift) + line * 128;
+  };
+  std::int64_t t = 0;
+  // Buffer 1: lines 0, 1, 2 cold (DRAM; 1 and 2 follow their predecessor: 2 sequential), then
+  // line 2 again (L1 hit), then line 0 (evicted from the 2-line L1, still in L2).
+  for (const std::uint64_t line : {0, 1, 2, 2, 0})
+    memory.access(0, Cycles(t += 1000), line_of(1, line), false);
+  // Buffer 3: line 5 then line 7 (both DRAM, not consecutive), and a store (not counted).
+  memory.access(0, Cycles(t += 1000), line_of(3, 5), false);
+  memory.access(0, Cycles(t += 1000), line_of(3, 7), false);
+  memory.access(0, Cycles(t += 1000), line_of(3, 8), true);
+  std::vector<StatRecord> records;
+  memory.append_records("memory.", records);
+  EXPECT_EQ(record_value(records, "memory.buffer1.served_dram"), 3);
+  EXPECT_EQ(record_value(records, "memory.buffer1.served_l1"), 1);
+  EXPECT_EQ(record_value(records, "memory.buffer1.served_l2"), 1);
+  EXPECT_EQ(record_value(records, "memory.buffer1.served_slc"), 0);
+  EXPECT_EQ(record_value(records, "memory.buffer1.dram_sequential"), 2);
+  EXPECT_EQ(record_value(records, "memory.buffer3.served_dram"), 2);
+  EXPECT_EQ(record_value(records, "memory.buffer3.dram_sequential"), 0);
+  // Buffers never read have no counters.
+  EXPECT_EQ(record_value(records, "memory.buffer0.served_l1"), -1);
+  EXPECT_EQ(record_value(records, "memory.buffer2.served_l1"), -1);
 }
 
 }  // namespace
