@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tools/validate/claims.h"
+
 namespace marlin::cli {
 namespace {
 
@@ -13,6 +15,21 @@ validate::ClaimResult claim(const std::string& id, const std::string& claimed) {
   r.claimed = claimed;
   r.needs_simulation = true;
   return r;
+}
+
+// The shipped claims file's claim `id` as the validation reports it: claimed value and
+// tolerance as written there.
+validate::ClaimResult shipped_claim(const std::string& id) {
+  const validate::ClaimSet set = validate::load_claims(validate::default_claims_file());
+  for (const validate::Claim& c : set.claims) {
+    if (c.id != id) continue;
+    validate::ClaimResult r = claim(id, validate::claimed_text(c.claimed));
+    r.claimed_value = c.claimed;
+    r.tolerance = c.tolerance;
+    return r;
+  }
+  ADD_FAILURE() << "no claim " << id;
+  return claim(id, "");
 }
 
 // A row at M with the five configurations' times in guide_configs() order.
@@ -132,12 +149,13 @@ ProbeTiming probe(std::int64_t low, std::int64_t high, double phases_per_rep = 1
 
 TEST(SimulatedClaims, PhaseCycleClaimsUseTheClaimsTolerance) {
   validate::ValidationReport report;
-  report.results = {claim("tile-sizing/7.4/simdgroup-barrier-cycles", "4"),
-                    claim("tile-sizing/7.4/threadgroup-barrier-cycles", "20"),
-                    claim("tile-sizing/8.2/inner-total-cycles", "1280"),
-                    claim("tile-sizing/8.2/inner-iteration-cycles", "20"),
-                    claim("tile-sizing/8.1/load-latency", "100-200"),
-                    claim("stripe/6/dequant-cycles", "2")};
+  // Claimed 4 +/- 1, 20 +/- 1, 1280 (no tolerance: +/- 25%), 20 +/- 1, 100-200 and 2 +/- 1.
+  report.results = {shipped_claim("tile-sizing/7.4/simdgroup-barrier-cycles"),
+                    shipped_claim("tile-sizing/7.4/threadgroup-barrier-cycles"),
+                    shipped_claim("tile-sizing/8.2/inner-total-cycles"),
+                    shipped_claim("tile-sizing/8.2/inner-iteration-cycles"),
+                    shipped_claim("tile-sizing/8.1/load-latency"),
+                    shipped_claim("stripe/6/dequant-cycles")};
   ClaimMeasurements measured;
   measured.phases = PhaseProbeResults{};
   PhaseProbeResults& p = *measured.phases;

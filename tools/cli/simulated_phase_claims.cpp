@@ -25,25 +25,12 @@ struct Allowed {
   std::string text;  // e.g. "4 +/- 1", "100-200", "1280 +/- 25%"
 };
 
-// The claims of the claims file by id (tolerances are not in the report).
-std::map<std::string, validate::Claim> claims_by_id(const validate::ValidationReport& report) {
-  std::map<std::string, validate::Claim> out;
-  validate::ClaimSet set;
-  try {
-    set = validate::load_claims(report.claims_source);
-  } catch (const std::exception&) {
-    set = validate::load_claims(validate::default_claims_file());
-  }
-  for (validate::Claim& c : set.claims) out.emplace(c.id, std::move(c));
-  return out;
-}
-
-std::optional<Allowed> allowed_of(const validate::Claim& claim) {
-  if (const auto* range = std::get_if<validate::ClaimedRange>(&claim.claimed)) {
+std::optional<Allowed> allowed_of(const validate::ClaimResult& claim) {
+  if (const auto* range = std::get_if<validate::ClaimedRange>(&claim.claimed_value)) {
     const double slack = claim.tolerance.absolute;
-    return Allowed{range->min - slack, range->max + slack, validate::claimed_text(claim.claimed)};
+    return Allowed{range->min - slack, range->max + slack, claim.claimed};
   }
-  const auto* number = std::get_if<double>(&claim.claimed);
+  const auto* number = std::get_if<double>(&claim.claimed_value);
   if (number == nullptr) return std::nullopt;
   const validate::Tolerance& t = claim.tolerance;
   if (t.absolute > 0 || t.relative > 0) {
@@ -74,9 +61,9 @@ std::string probe_formula(const ProbeTiming& t, double divisor = 1) {
 
 // A cycle claim against one probe (its cycles divided by `divisor`), `what` says what the
 // probe repeats.
-void judge_cycles(validate::ClaimResult& r, const validate::Claim& claim, const ProbeTiming& t,
-                  const std::string& what, double divisor = 1) {
-  const std::optional<Allowed> allowed = allowed_of(claim);
+void judge_cycles(validate::ClaimResult& r, const ProbeTiming& t, const std::string& what,
+                  double divisor = 1) {
+  const std::optional<Allowed> allowed = allowed_of(r);
   if (!allowed) return;
   const double cycles = t.cycles() / divisor;
   const bool holds = cycles >= allowed->low && cycles <= allowed->high;
@@ -219,7 +206,6 @@ const std::map<std::string, CycleClaim> kCycleClaims = {
 }  // namespace
 
 void apply_phase_claims(validate::ValidationReport& report, const ClaimMeasurements& measured) {
-  const std::map<std::string, validate::Claim> claims = claims_by_id(report);
   for (validate::ClaimResult& r : report.results) {
     if (r.id == "architecture/fused/l2-hits") {
       judge_l2_hits(r, measured);
@@ -233,11 +219,10 @@ void apply_phase_claims(validate::ValidationReport& report, const ClaimMeasureme
       judge_compute_bound(r, measured);
       continue;
     }
-    const auto claim = claims.find(r.id);
     const auto probe = kCycleClaims.find(r.id);
-    if (!measured.phases || claim == claims.end() || probe == kCycleClaims.end()) continue;
+    if (!measured.phases || probe == kCycleClaims.end()) continue;
     const CycleClaim& cc = probe->second;
-    judge_cycles(r, claim->second, (*measured.phases).*(cc.probe), cc.what, cc.divisor);
+    judge_cycles(r, (*measured.phases).*(cc.probe), cc.what, cc.divisor);
   }
 }
 

@@ -51,6 +51,8 @@ ClaimResult evaluate_one(const Claim& claim, const CheckContext& context) {
   r.section = claim.section;
   r.quote = claim.quote;
   r.claimed = claimed_text(claim.claimed);
+  r.claimed_value = claim.claimed;
+  r.tolerance = claim.tolerance;
   r.unit = claim.unit;
   r.device_dependent = claim.device_dependent;
   r.method = claim.method;

@@ -30,7 +30,9 @@ struct ClaimResult {
   std::string document;
   std::string section;
   std::string quote;
-  std::string claimed;  // as rendered by claimed_text, without the unit
+  std::string claimed;         // as rendered by claimed_text, without the unit
+  ClaimedValue claimed_value;  // the claim's value and its tolerance, for simulated checks
+  Tolerance tolerance;
   std::string unit;
   bool device_dependent = false;
   std::string method;
