@@ -74,26 +74,24 @@ CalibLaunch one_threadgroup(const std::string& kernel, std::uint32_t threads) {
   return CalibLaunch{kernel, {1, 1, 1}, {threads, 1, 1}, {}, false};
 }
 
-// Latency (dependent chain) and throughput (independent chains) of one ALU op class.
-void alu_pair(const model::DeviceSpec& device, const std::string& op, const std::string& kernel,
-              const model::OpTiming& timing, std::vector<CalibrationResult>& out) {
-  const double dependent =
-      cycles_per_rep(device, one_threadgroup(kernel + "_dependent", 32), 1) / kAluOpsPerRep;
-  const double independent =
-      cycles_per_rep(device, one_threadgroup(kernel + "_independent", 32), 1) / kAluOpsPerRep;
-  out.push_back(unmeasurable(compare(op + ".latency", "cycles", timing.latency_cycles, dependent),
-                             kNoAluDependency));
-  out.push_back(compare(op + ".throughput", "cycles", timing.throughput_cycles, independent));
-}
-
-// Throughput of an op class from its eight-chain kernel calib_<op>_independent (its latency is
-// not measurable, as for alu_pair).
+// Throughput of an op class from its eight-chain kernel calib_<op>_independent.
 void throughput(const model::DeviceSpec& device, const std::string& op,
                 const model::OpTiming& timing, std::vector<CalibrationResult>& out) {
   const double measured =
       cycles_per_rep(device, one_threadgroup("calib_" + op + "_independent", 32), 1) /
       kAluOpsPerRep;
   out.push_back(compare(op + ".throughput", "cycles", timing.throughput_cycles, measured));
+}
+
+// Latency (dependent chain calib_<op>_dependent, not measurable: kNoAluDependency) and
+// throughput of one ALU op class.
+void alu_pair(const model::DeviceSpec& device, const std::string& op, const model::OpTiming& timing,
+              std::vector<CalibrationResult>& out) {
+  const double dependent =
+      cycles_per_rep(device, one_threadgroup("calib_" + op + "_dependent", 32), 1) / kAluOpsPerRep;
+  out.push_back(unmeasurable(compare(op + ".latency", "cycles", timing.latency_cycles, dependent),
+                             kNoAluDependency));
+  throughput(device, op, timing, out);
 }
 
 // Latency (one accumulator) and throughput (four) of the 8x8x8 multiply, `type` f16 or f32.
@@ -217,9 +215,9 @@ void dispatch(const model::DeviceSpec& device, std::vector<CalibrationResult>& o
 
 std::vector<CalibrationResult> run_calibration(const model::DeviceSpec& device) {
   std::vector<CalibrationResult> results;
-  alu_pair(device, "fp32_fma", "calib_fp32_fma", device.pipes.fp32_fma, results);
-  alu_pair(device, "fp16_fma", "calib_fp16_fma", device.pipes.fp16_fma, results);
-  alu_pair(device, "int_add", "calib_int_add", device.pipes.int_add, results);
+  alu_pair(device, "fp32_fma", device.pipes.fp32_fma, results);
+  alu_pair(device, "fp16_fma", device.pipes.fp16_fma, results);
+  alu_pair(device, "int_add", device.pipes.int_add, results);
   const model::PipeSpec& pipes = device.pipes;
   throughput(device, "fp32_add", pipes.fp32_add, results);
   throughput(device, "int_mul", pipes.int_mul, results);
