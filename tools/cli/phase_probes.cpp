@@ -1,16 +1,11 @@
 #include "tools/cli/phase_probes.h"
 
-#include <fmt/format.h>
-
 #include <vector>
 
+#include "kernels/calibration/calibration_launch.h"
 #include "kernels/calibration/calibration_params.h"
 #include "kernels/common/params.h"
 #include "kernels/host/fp16.h"
-#include "model/analytic/occupancy.h"
-#include "model/common/input_error.h"
-#include "model/timing/gpu_timing_model.h"
-#include "sim/runtime/launch.h"
 
 namespace marlin::cli {
 namespace {
@@ -46,33 +41,17 @@ std::int64_t probe_cycles(const model::DeviceSpec& device, const std::string& ke
                           std::uint32_t threads, std::uint32_t reps) {
   ProbeOperands ops;
   ops.calib.reps = reps;
-  sim::LaunchSpec spec;
-  spec.kernel = kernel;
-  spec.threadgroups = {1, 1, 1};
-  spec.threads_per_threadgroup = {threads, 1, 1};
-  spec.buffers = {{0, {ops.a.data(), ops.a.size() * sizeof(kernels::Half)}},
-                  {1, {ops.codes.data(), ops.codes.size() * sizeof(std::uint32_t)}},
-                  {2, {ops.scales.data(), ops.scales.size() * sizeof(kernels::Half)}},
-                  {3, {ops.out.data(), ops.out.size() * sizeof(float)}},
-                  {4, {&ops.gemm, sizeof(ops.gemm)}},
-                  {5, {&ops.calib, sizeof(ops.calib)}}};
-  spec.limits = {static_cast<std::uint32_t>(device.limits.max_threads_per_threadgroup),
-                 static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
-  const sim::LaunchResult result = sim::launch(spec);
-
-  analytic::OccupancyQuery query;
-  query.threads_per_threadgroup = static_cast<int>(threads);
-  query.threadgroup_memory_bytes = static_cast<std::int64_t>(result.threadgroup_memory_bytes);
-  const analytic::OccupancyResult occupancy =
-      analytic::compute_occupancy(query, analytic::occupancy_spec_of(device));
-  if (occupancy.refused) {
-    throw InputError(
-        fmt::format("{} refuses the probe {}: {}", device.name, kernel, occupancy.refusal_reason));
-  }
-  timing::LaunchInput input;
-  input.trace = &result.trace;
-  input.resident_threadgroups_per_core = static_cast<int>(occupancy.resident_threadgroups);
-  return timing::GpuTimingModel(device).run(input).total_cycles.count();
+  calibration::CalibLaunch launch;
+  launch.kernel = kernel;
+  launch.threadgroups = {1, 1, 1};
+  launch.threads_per_threadgroup = {threads, 1, 1};
+  launch.buffers = {{0, {ops.a.data(), ops.a.size() * sizeof(kernels::Half)}},
+                    {1, {ops.codes.data(), ops.codes.size() * sizeof(std::uint32_t)}},
+                    {2, {ops.scales.data(), ops.scales.size() * sizeof(kernels::Half)}},
+                    {3, {ops.out.data(), ops.out.size() * sizeof(float)}},
+                    {4, {&ops.gemm, sizeof(ops.gemm)}},
+                    {5, {&ops.calib, sizeof(ops.calib)}}};
+  return calibration::launch_cycles(device, launch);
 }
 
 }  // namespace
