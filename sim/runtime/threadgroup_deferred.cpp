@@ -135,18 +135,7 @@ void ThreadgroupRun::merge_deferred_segment(SimdgroupRun& sg, std::uint32_t inde
       op.alu_same != 0 ? sg.deferred.alu_counts[op.alu_counts]
                        : std::array<std::uint32_t, kAluKindCount>{};
   if (op.slow == 0 && leftovers == 0) {
-    // Uniform work: one op per kind for the lanes with the same counts (merge_uniform_alu).
-    const auto lanes = static_cast<std::uint64_t>(std::popcount(op.alu_same));
-    for (std::size_t k = 0; k < kAluKindCount && lanes != 0; ++k) {
-      std::uint32_t n = counts[k];
-      out_.stats.alu_lane_ops[k] += n * lanes;
-      while (tracing_ && n > 0) {
-        const std::uint32_t chunk = std::min<std::uint32_t>(n, 0xFFFF);
-        sg.builder.append_alu(static_cast<AluKind>(k), static_cast<std::uint16_t>(chunk),
-                              op.alu_same);
-        n -= chunk;
-      }
-    }
+    append_uniform_alu(sg, counts, op.alu_same);  // only the lanes with the same counts
     return;
   }
   std::array<std::vector<LaneEvent>*, kSimdWidth> lanes{};

@@ -609,26 +609,29 @@ bool ThreadgroupRun::merge_uniform_alu(SimdgroupRun& sg, std::uint32_t lanes_mas
     with_work |= 1u << l;
     fresh |= 1u << l;
   }
-  if (with_work != 0) {
-    const auto lanes = static_cast<std::uint64_t>(std::popcount(with_work));
-    for (std::size_t k = 0; k < kAluKindCount; ++k) {
-      std::uint32_t n = counts[k];
-      if (n == 0) continue;
-      out_.stats.alu_lane_ops[k] += n * lanes;
-      while (tracing_ && n > 0) {
-        const std::uint32_t chunk = std::min<std::uint32_t>(n, 0xFFFF);
-        sg.builder.append_alu(static_cast<AluKind>(k), static_cast<std::uint16_t>(chunk),
-                              with_work);
-        n -= chunk;
-      }
-    }
-  }
+  append_uniform_alu(sg, counts, with_work);
   for (std::uint32_t rest = fresh; rest != 0; rest &= rest - 1) {
     lanes_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest))].alu = {};
   }
   sg.alu_same &= ~lanes_mask;
   sg.alu_idle &= ~lanes_mask;
   return true;
+}
+
+void ThreadgroupRun::append_uniform_alu(SimdgroupRun& sg,
+                                        const std::array<std::uint32_t, kAluKindCount>& counts,
+                                        std::uint32_t lanes_mask) {
+  const auto lanes = static_cast<std::uint64_t>(std::popcount(lanes_mask));
+  if (lanes == 0) return;
+  for (std::size_t k = 0; k < kAluKindCount; ++k) {
+    std::uint32_t n = counts[k];
+    out_.stats.alu_lane_ops[k] += n * lanes;
+    while (tracing_ && n > 0) {
+      const std::uint32_t chunk = std::min<std::uint32_t>(n, 0xFFFF);
+      sg.builder.append_alu(static_cast<AluKind>(k), static_cast<std::uint16_t>(chunk), lanes_mask);
+      n -= chunk;
+    }
+  }
 }
 
 void ThreadgroupRun::merge_events(SimdgroupRun& sg, std::uint32_t lanes_mask) {

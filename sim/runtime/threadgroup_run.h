@@ -172,6 +172,11 @@ class ThreadgroupRun {
   // Moves `counts` (cleared) into ALU events appended to `events` (when tracing) and stats.
   void flush_counts(std::array<std::uint32_t, kAluKindCount>& counts,
                     std::vector<LaneEvent>& events);
+  // One ALU op per kind (chunks of 65535) for `counts` pending in every lane of `lanes_mask`,
+  // and their stats: what merge() makes of such lanes.
+  void append_uniform_alu(SimdgroupRun& simd,
+                          const std::array<std::uint32_t, kAluKindCount>& counts,
+                          std::uint32_t lanes_mask);
   // merge_events' fast path: true if it did the whole merge.
   bool merge_uniform_alu(SimdgroupRun& simd, std::uint32_t lanes_mask);
   // Records an arriving lane's pending ALU work in its simdgroup (see SimdgroupRun).
