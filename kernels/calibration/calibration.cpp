@@ -33,11 +33,6 @@ constexpr std::uint32_t kChaseHopsLow = 16;
 constexpr std::uint32_t kChaseHopsHigh = 48;
 constexpr std::uint32_t kChaseStrideWords = 1024 + 32;  // 4224 bytes: a new line every hop
 
-const char* const kNoAluDependency =
-    "the trace records no dependency between ALU ops (docs/trace-format.md, Dependencies), so "
-    "a chain of N dependent ops replays as a run of N independent ones, (N - 1) x throughput + "
-    "latency: the slope is the throughput and the latency appears once per run";
-
 // Repetitions 1, seed 1 and a sentinel that no chain of the kernels reaches.
 CalibParams default_params() { return CalibParams{1, 0, 1.0F, -12345.0F}; }
 
@@ -83,14 +78,12 @@ void throughput(const model::DeviceSpec& device, const std::string& op,
   out.push_back(compare(op + ".throughput", "cycles", timing.throughput_cycles, measured));
 }
 
-// Latency (dependent chain calib_<op>_dependent, not measurable: kNoAluDependency) and
-// throughput of one ALU op class.
-void alu_pair(const model::DeviceSpec& device, const std::string& op, const model::OpTiming& timing,
-              std::vector<CalibrationResult>& out) {
+// Latency (one dependent chain, calib_<op>_dependent) and throughput of one op class.
+void latency_and_throughput(const model::DeviceSpec& device, const std::string& op,
+                            const model::OpTiming& timing, std::vector<CalibrationResult>& out) {
   const double dependent =
       cycles_per_rep(device, one_threadgroup("calib_" + op + "_dependent", 32), 1) / kAluOpsPerRep;
-  out.push_back(unmeasurable(compare(op + ".latency", "cycles", timing.latency_cycles, dependent),
-                             kNoAluDependency));
+  out.push_back(compare(op + ".latency", "cycles", timing.latency_cycles, dependent));
   throughput(device, op, timing, out);
 }
 
@@ -215,9 +208,9 @@ void dispatch(const model::DeviceSpec& device, std::vector<CalibrationResult>& o
 
 std::vector<CalibrationResult> run_calibration(const model::DeviceSpec& device) {
   std::vector<CalibrationResult> results;
-  alu_pair(device, "fp32_fma", device.pipes.fp32_fma, results);
-  alu_pair(device, "fp16_fma", device.pipes.fp16_fma, results);
-  alu_pair(device, "int_add", device.pipes.int_add, results);
+  latency_and_throughput(device, "fp32_fma", device.pipes.fp32_fma, results);
+  latency_and_throughput(device, "fp16_fma", device.pipes.fp16_fma, results);
+  latency_and_throughput(device, "int_add", device.pipes.int_add, results);
   const model::PipeSpec& pipes = device.pipes;
   throughput(device, "fp32_add", pipes.fp32_add, results);
   throughput(device, "int_mul", pipes.int_mul, results);
@@ -226,8 +219,8 @@ std::vector<CalibrationResult> run_calibration(const model::DeviceSpec& device) 
   throughput(device, "exp2_log2", pipes.exp2_log2, results);
   throughput(device, "reciprocal", pipes.reciprocal, results);
   throughput(device, "rsqrt", pipes.rsqrt, results);
-  throughput(device, "shuffle", pipes.shuffle, results);
-  throughput(device, "simd_reduce", pipes.simd_reduce, results);
+  latency_and_throughput(device, "shuffle", pipes.shuffle, results);
+  latency_and_throughput(device, "simd_reduce", pipes.simd_reduce, results);
   matmul(device, "f16", device.pipes.matmul_f16, results);
   matmul(device, "f32", device.pipes.matmul_f32, results);
   threadgroup_memory(device, results);

@@ -1,12 +1,22 @@
-// Calibration microbenchmarks: throughput of simdgroup shuffles and reductions.
+// Calibration microbenchmarks: latency and throughput of simdgroup shuffles and reductions.
 //
-// As calibration_alu_classes.metal: one threadgroup of 32 threads, 256 operations per
-// repetition in eight interleaved chains; throughput = (T2 - T1) / ((R2 - R1) * 256) cycles
-// per operation per scheduler.
+// As calibration_alu.metal: one threadgroup of 32 threads, 256 operations per repetition;
+// *_dependent runs one chain (latency = (T2 - T1) / ((R2 - R1) * 256) cycles), *_independent
+// eight interleaved chains (throughput per operation per scheduler).
 #include <metal_stdlib>
 
 #include "calibration_params.h"
 using namespace metal;
+
+kernel void calib_shuffle_dependent(device uint* out [[buffer(0)]],
+                                    constant CalibParams& p [[buffer(1)]],
+                                    uint gid [[thread_position_in_grid]]) {
+  uint x = gid;
+  for (uint r = 0; r < p.reps; ++r) {
+    CALIB_REP256(x = simd_shuffle_xor(x, 1u);)
+  }
+  if (x == as_type<uint>(p.sentinel)) out[gid] = x;
+}
 
 kernel void calib_shuffle_independent(device uint* out [[buffer(0)]],
                                       constant CalibParams& p [[buffer(1)]],
@@ -20,6 +30,16 @@ kernel void calib_shuffle_independent(device uint* out [[buffer(0)]],
                           x6 = simd_shuffle_xor(x6, 1u); x7 = simd_shuffle_xor(x7, 1u);))
   }
   if ((x0 ^ x1 ^ x2 ^ x3 ^ x4 ^ x5 ^ x6 ^ x7) == as_type<uint>(p.sentinel)) out[gid] = x0;
+}
+
+kernel void calib_simd_reduce_dependent(device uint* out [[buffer(0)]],
+                                        constant CalibParams& p [[buffer(1)]],
+                                        uint gid [[thread_position_in_grid]]) {
+  uint x = gid;
+  for (uint r = 0; r < p.reps; ++r) {
+    CALIB_REP256(x = simd_sum(x);)
+  }
+  if (x == as_type<uint>(p.sentinel)) out[gid] = x;
 }
 
 kernel void calib_simd_reduce_independent(device uint* out [[buffer(0)]],

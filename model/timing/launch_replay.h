@@ -67,6 +67,7 @@ class LaunchReplay {
     std::uint32_t op_count = 0;
     std::uint32_t pc = 0;
     std::uint32_t run_left = 0;  // ALU instructions of ops[pc] still to issue (0: not started)
+    Cycles segment_start;        // first issue of the ALU ops since the last non-ALU op
     bool live = false;           // resident and not finished issuing
     bool blocked = false;        // arrived at a threadgroup barrier, not released
     Pipe pipe = Pipe::kNone;     // pipe of ops[pc]

@@ -139,7 +139,10 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
       s.pipe_free[pipe] = t + cost.throughput;
       s.pipe_holder[pipe] = StallClass::kAluBusy;
       counters.registry.increment(counters.alu_instructions);
-      if (g.run_left == 0) g.run_left = std::max<std::uint32_t>(op.count, 1);
+      if (g.run_left == 0) {
+        g.run_left = std::max<std::uint32_t>(op.count, 1);
+        if (g.pc == 0 || g.ops[g.pc - 1].op != sim::OpClass::kAlu) g.segment_start = t;
+      }
       if (--g.run_left > 0) {
         // More instructions of the run: independent of each other, limited by the pipe only.
         g.wait_from = t + Cycles(1);
@@ -147,7 +150,10 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
         g.ready_at = t + Cycles(1);
         return;
       }
-      done = t + cost.latency;
+      // A dependent chain of `chain` instructions completes no sooner than `chain` latencies
+      // after its ALU segment (the ALU ops between two other ops) began to issue.
+      done = std::max(t + cost.latency,
+                      g.segment_start + cost.latency * static_cast<std::int64_t>(op.chain));
       break;
     }
     case sim::OpClass::kShuffle:

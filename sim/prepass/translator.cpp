@@ -200,7 +200,7 @@ const std::map<std::string, std::string>& counted_scalar_names() {
       {"short", "::metal::counted_short"}, {"ushort", "::metal::counted_ushort"},
       {"int", "::metal::counted_int"},     {"uint", "::metal::counted_uint"},
       {"long", "::metal::counted_long"},   {"ulong", "::metal::counted_ulong"},
-      {"float", "::metal::counted_float"},
+      {"float", "::metal::counted_float"}, {"half", "::metal::counted_half"},
   };
   return names;
 }
@@ -284,8 +284,9 @@ std::vector<char> Translator::function_code_mask() const {
 }
 
 // True when the scalar type name at `i` must stay the built-in type: a template argument
-// (except of static_cast and as_type), the pointee of an address-space pointer or reference,
-// part of a multi-word type (`unsigned int`), or a qualified name.
+// (except of static_cast and as_type), the operand of sizeof or alignof, the pointee of an
+// address-space pointer or reference, part of a multi-word type (`unsigned int`), or a
+// qualified name.
 bool Translator::keeps_builtin_scalar(std::size_t i) const {
   static const std::set<std::string> spaces = {"device", "constant", "threadgroup"};
   static const std::set<std::string> words = {"unsigned", "signed", "long",  "short",
@@ -294,6 +295,7 @@ bool Translator::keeps_builtin_scalar(std::size_t i) const {
   const std::size_t n = next(i);
   const auto text = [&](std::size_t k) { return k < toks_.size() ? toks_[k].text : std::string(); };
   if (is(p, "<")) return !(is(prev(p), "static_cast") || is(prev(p), "as_type"));
+  if (is(p, "(") && (is(prev(p), "sizeof") || is(prev(p), "alignof"))) return true;
   if (is(n, ",") || is(n, ">") || is(n, ">>")) return true;
   if (spaces.count(text(p)) != 0) return true;
   if ((is(p, "const") || is(p, "volatile")) && spaces.count(text(prev(p))) != 0) return true;

@@ -20,7 +20,7 @@ namespace marlin::sim {
 //
 // One cache line: what every arriving lane checks. The work each lane did since its previous
 // sync or matrix op is classified as in SimdgroupRun: none (`alu_idle`), only ALU counts equal
-// to DeferredMatrixLog::alu_counts[alu_counts] (`alu_same`), or more (`slow`: its events up to
+// to DeferredMatrixLog::alu_work[work_index] (`alu_same`), or more (`slow`: its events up to
 // DeferredMatrixOpDetail::event_end[l] in LaneRun::events).
 struct alignas(64) DeferredMatrixOp {
   static constexpr std::size_t kMaxOpBytes = 16;
@@ -31,7 +31,7 @@ struct alignas(64) DeferredMatrixOp {
   std::uint32_t alu_idle = 0;
   std::uint32_t alu_same = 0;
   std::uint32_t slow = 0;
-  std::uint32_t alu_counts = 0;  // index into DeferredMatrixLog::alu_counts
+  std::uint32_t work_index = 0;  // index into DeferredMatrixLog::alu_work
   std::uint32_t matrix_write = 0;
   std::uint8_t op_bytes = 0;
   SyncClass sync_class = SyncClass::kMatrixMultiply;
@@ -51,7 +51,7 @@ struct DeferredMatrixOpDetail {
 struct DeferredMatrixLog {
   std::vector<DeferredMatrixOp> ops;
   std::vector<DeferredMatrixOpDetail> details;
-  std::vector<std::array<std::uint32_t, kAluKindCount>> alu_counts;
+  std::vector<AluWork> alu_work;
   std::uint32_t count = 0;
 };
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <source_location>
@@ -44,6 +45,33 @@ enum class AluKind : std::uint8_t {
 };
 inline constexpr std::size_t kAluKindCount = static_cast<std::size_t>(AluKind::kCount);
 
+// The ALU work a lane did since its previous trace event, by kind: instructions executed, and
+// the longest dependent chain among them (docs/trace-format.md, "Dependent chains"). Chain 0
+// means no instruction of that kind consumed another one's result in this segment. `kinds`
+// has bit k set when count[k] != 0: the engine reads and clears only those entries.
+struct AluWork {
+  std::array<std::uint32_t, kAluKindCount> count{};
+  std::array<std::uint32_t, kAluKindCount> chain{};
+  std::uint32_t kinds = 0;
+  // The newest trace op (a shuffle or reduction) whose result a counted instruction of this
+  // work consumed (ValueTag::producer); -1: none.
+  std::int32_t producer = -1;
+};
+
+// Where a register value sits in its lane's dependent chains: the ALU segment it was computed
+// in (LaneContext::segment), the kind of the counted instruction that produced it, and the
+// length of the longest chain of instructions of that kind, each consuming the previous one's
+// result, that ends in it within that segment (saturating at 65535). Constants, loaded values
+// and values of earlier segments start no chain. `producer` is the index, in the simdgroup's
+// trace, of the newest shuffle or reduction whose result the value was computed from (-1:
+// none); the trace makes ops that consume it wait for that op.
+struct ValueTag {
+  std::uint32_t segment = 0;
+  std::uint16_t depth = 0;
+  AluKind kind = AluKind::kCount;
+  std::int32_t producer = -1;
+};
+
 // A bound device/constant buffer or one threadgroup allocation: what a shim pointer knows
 // about the memory it points into, for bounds checks and trace addresses.
 struct Region {
@@ -72,8 +100,13 @@ struct LaneContext {
   std::uint32_t lane = 0;  // thread_index_in_simdgroup
   std::uint32_t simdgroups_per_threadgroup = 0;
 
-  // ALU instructions executed since the last flush into the lane's trace stream.
-  std::array<std::uint32_t, kAluKindCount> alu{};
+  // ALU instructions executed since the last flush into the lane's trace stream, and the
+  // segment they belong to (starts at 1; each flush starts a new one, so a ValueTag of
+  // segment 0 never counts as current).
+  AluWork alu;
+  std::uint32_t segment = 1;
+  AluKind last_alu = AluKind::kCount;  // kind of the newest counted instruction
+  std::int32_t last_collective = -1;   // trace index of the lane's newest resolved collective
   // Lane-local allocator of simdgroup_matrix slots (bit i set = slot i in use).
   std::array<std::uint64_t, 4> matrix_slots_used{};
 
@@ -83,10 +116,47 @@ struct LaneContext {
 
 extern constinit thread_local LaneContext* current_lane;
 
-inline void count_alu(AluKind kind, std::uint32_t n = 1) {
+// The shim's per-instruction hooks below run for every counted operation of a kernel: they
+// are forced inline so that counting stays a few instructions in the kernel's own code.
+#define MARLIN_HOOK [[gnu::always_inline]] inline
+
+MARLIN_HOOK void count_alu(AluKind kind, std::uint32_t n = 1) {
   if (LaneContext* lane = current_lane) {
-    lane->alu[static_cast<std::size_t>(kind)] += n;
+    lane->alu.count[static_cast<std::size_t>(kind)] += n;
+    lane->alu.kinds |= 1u << static_cast<std::uint32_t>(kind);
+    lane->last_alu = kind;
   }
+}
+
+// The chain an instruction of `kind` extends when it consumes a value tagged `tag`: the
+// value's depth if an instruction of the same kind produced it in the current segment, else 0.
+MARLIN_HOOK std::uint32_t depth_for(const LaneContext& lane, ValueTag tag, AluKind kind) {
+  return tag.segment == lane.segment && tag.kind == kind ? tag.depth : 0;
+}
+
+// Records the lane's newest counted instruction, of `kind`, whose operands extend a chain of
+// `operand_depth` (depth_for) and were computed from collective op `producer`, and returns its
+// result's tag.
+MARLIN_HOOK ValueTag chain_result(LaneContext& lane, AluKind kind, std::uint32_t operand_depth,
+                                  std::int32_t producer) {
+  const auto depth =
+      static_cast<std::uint16_t>(operand_depth < 0xFFFFu ? operand_depth + 1 : 0xFFFFu);
+  std::uint32_t& chain = lane.alu.chain[static_cast<std::size_t>(kind)];
+  chain = chain > depth ? chain : depth;
+  lane.alu.producer = lane.alu.producer > producer ? lane.alu.producer : producer;
+  return {lane.segment, depth, kind, producer};
+}
+
+// Ends the lane's ALU segment: its counts were taken (flushed or recorded elsewhere).
+inline void clear_alu(LaneContext& lane) {
+  for (std::uint32_t kinds = lane.alu.kinds; kinds != 0; kinds &= kinds - 1) {
+    const auto k = static_cast<std::size_t>(std::countr_zero(kinds));
+    lane.alu.count[k] = 0;
+    lane.alu.chain[k] = 0;
+  }
+  lane.alu.kinds = 0;
+  lane.alu.producer = -1;
+  ++lane.segment;
 }
 
 // Memory access through a shim pointer: bounds check, sanitizer shadow, trace record.
@@ -133,7 +203,8 @@ struct CollectiveCall {
   std::source_location site;
   const void* op = nullptr;  // lane-owned descriptor, must compare equal across lanes
   std::size_t op_bytes = 0;
-  std::uint8_t trace_kind = 0;  // TraceOp::kind (mem_flags, or Space of a matrix load/store)
+  std::int32_t operand_producer = -1;  // ValueTag::producer of the lane's operand
+  std::uint8_t trace_kind = 0;         // TraceOp::kind (mem_flags, or Space of a matrix load/store)
   // Matrix ops: slots read and written, for the trace's exact matrix dependencies.
   std::array<std::uint32_t, 3> matrix_reads{0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
   std::uint32_t matrix_write = 0xFFFFFFFFu;

@@ -86,30 +86,21 @@ void ThreadgroupRun::defer_matrix_op(LaneContext& lane, const CollectiveCall& ca
   std::vector<LaneEvent>& events = run.events;
   bool fast = events.size() == run.deferred_events_mark;
   if (fast) {
-    std::uint32_t any = 0;
-    for (std::uint32_t n : lane.alu) any |= n;
-    if (any == 0) {
+    if (!has_alu_work(lane.alu)) {
       op.alu_idle |= bit;
     } else if (op.alu_same == 0) {
-      // Loop control repeats: name the previous op's counts when they are the same.
-      std::uint32_t diff = 1;
-      if (!log.alu_counts.empty()) {
-        const std::array<std::uint32_t, kAluKindCount>& last = log.alu_counts.back();
-        diff = 0;
-        for (std::size_t k = 0; k < kAluKindCount; ++k) diff |= lane.alu[k] ^ last[k];
+      // Loop control repeats: name the previous op's work when it is the same.
+      if (log.alu_work.empty() || !same_alu_work(lane.alu, log.alu_work.back())) {
+        log.alu_work.push_back(lane.alu);
       }
-      if (diff != 0) log.alu_counts.push_back(lane.alu);
-      op.alu_counts = static_cast<std::uint32_t>(log.alu_counts.size() - 1);
+      op.work_index = static_cast<std::uint32_t>(log.alu_work.size() - 1);
       op.alu_same |= bit;
-      lane.alu = {};
+      clear_alu(lane);
     } else {
-      const std::array<std::uint32_t, kAluKindCount>& counts = log.alu_counts[op.alu_counts];
-      std::uint32_t diff = 0;
-      for (std::size_t k = 0; k < kAluKindCount; ++k) diff |= lane.alu[k] ^ counts[k];
-      fast = diff == 0;
+      fast = same_alu_work(lane.alu, log.alu_work[op.work_index]);
       if (fast) {
         op.alu_same |= bit;
-        lane.alu = {};
+        clear_alu(lane);
       }
     }
   }
@@ -131,11 +122,9 @@ void ThreadgroupRun::merge_deferred_segment(SimdgroupRun& sg, std::uint32_t inde
     const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
     if (runs_[sg.first_lane + l].events.size() > consumed[l]) leftovers |= 1u << l;
   }
-  const std::array<std::uint32_t, kAluKindCount> counts =
-      op.alu_same != 0 ? sg.deferred.alu_counts[op.alu_counts]
-                       : std::array<std::uint32_t, kAluKindCount>{};
+  const AluWork work = op.alu_same != 0 ? sg.deferred.alu_work[op.work_index] : AluWork{};
   if (op.slow == 0 && leftovers == 0) {
-    append_uniform_alu(sg, counts, op.alu_same);  // only the lanes with the same counts
+    append_uniform_alu(sg, work, op.alu_same);  // only the lanes with the same work
     return;
   }
   std::array<std::vector<LaneEvent>*, kSimdWidth> lanes{};
@@ -143,8 +132,8 @@ void ThreadgroupRun::merge_deferred_segment(SimdgroupRun& sg, std::uint32_t inde
     const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
     std::vector<LaneEvent>& segment = worker_.segment_events[l];
     segment.clear();
-    std::array<std::uint32_t, kAluKindCount> lane_counts = counts;
-    flush_counts(lane_counts, segment);
+    AluWork lane_work = work;
+    flush_counts(lane_work, segment);
     lanes[l] = &segment;
   }
   const DeferredMatrixOpDetail& detail = sg.deferred.details[index];
@@ -203,7 +192,7 @@ void ThreadgroupRun::perform_deferred(SimdgroupRun& sg, std::uint32_t count) {
   std::move(log.ops.begin() + count, log.ops.begin() + log.count, log.ops.begin());
   std::move(log.details.begin() + count, log.details.begin() + log.count, log.details.begin());
   log.count -= count;
-  if (log.count == 0) log.alu_counts.clear();
+  if (log.count == 0) log.alu_work.clear();
 }
 
 std::uint32_t ThreadgroupRun::deferred_reached_by(const SimdgroupRun& sg,

@@ -114,7 +114,7 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
     sg.lane_count = std::min(kSimdWidth, plan.threads - sg.first_lane);
     if (s < worker_.deferred_logs.size()) sg.deferred = std::move(worker_.deferred_logs[s]);
     sg.deferred.count = 0;  // a threadgroup that stopped early may have left some
-    sg.deferred.alu_counts.clear();
+    sg.deferred.alu_work.clear();
     if (tracing_) {
       out_.traces[s].threadgroup = position_;
       out_.traces[s].simdgroup = s;
@@ -352,13 +352,19 @@ bool ThreadgroupRun::resolve_simdgroup(SimdgroupRun& sg) {
     return false;
   }
   if (checking_) sg.sync_epoch = worker_.shadow.next_simd_epoch();
+  std::int32_t index = -1;
   if (tracing_) {
-    sg.builder.append_sync(op_class_of(call.sync_class), call.trace_kind, group, sg.op_accesses,
-                           call.matrix_reads, call.matrix_write);
+    std::int32_t producer = -1;
+    for (std::uint32_t rest = group; rest != 0; rest &= rest - 1) {
+      producer = std::max(producer, runs[std::countr_zero(rest)].call->operand_producer);
+    }
+    index = sg.builder.append_sync(op_class_of(call.sync_class), call.trace_kind, group,
+                                   sg.op_accesses, call.matrix_reads, call.matrix_write, producer);
   }
   for (std::uint32_t rest = group; rest != 0; rest &= rest - 1) {
-    runs_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest))].wait =
-        WaitState::kRunnable;
+    const auto l = sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest));
+    runs_[l].wait = WaitState::kRunnable;
+    lanes_[l].last_collective = index;
   }
   sg.at_collective &= ~group;
   // The lanes still waiting elsewhere become the new reference for arrivals.
@@ -527,58 +533,48 @@ MatrixStorage& ThreadgroupRun::matrix(SimdgroupRun& simd, std::uint32_t slot) {
 
 void ThreadgroupRun::flush_alu(LaneContext& lane) {
   flush_counts(lane.alu, runs_[lane.linear_id].events);
+  ++lane.segment;
 }
 
-void ThreadgroupRun::flush_counts(std::array<std::uint32_t, kAluKindCount>& counts,
-                                  std::vector<LaneEvent>& events) {
-  // Kinds with pending work as a bit set: one pass without unpredictable branches, then
-  // one event per kind (or per 65535 instructions), in AluKind order.
-  std::uint32_t kinds = 0;
-  for (std::size_t k = 0; k < kAluKindCount; ++k) {
-    kinds |= static_cast<std::uint32_t>(counts[k] != 0) << k;
-  }
+void ThreadgroupRun::flush_counts(AluWork& work, std::vector<LaneEvent>& events) {
+  // One event per kind with work (or per 65535 instructions), in AluKind order.
+  std::uint32_t kinds = work.kinds;
   if (kinds == 0) return;
+  work.kinds = 0;
   for (; kinds != 0; kinds &= kinds - 1) {
     const auto k = static_cast<std::size_t>(std::countr_zero(kinds));
-    std::uint32_t n = counts[k];
-    counts[k] = 0;
-    out_.stats.alu_lane_ops[k] += n;
+    const std::uint32_t count = work.count[k];
+    const std::uint32_t chain = work.chain[k];
+    work.count[k] = 0;
+    work.chain[k] = 0;
+    out_.stats.alu_lane_ops[k] += count;
     if (!tracing_) continue;
-    LaneEvent e;
-    e.op = OpClass::kAlu;
-    e.kind = static_cast<std::uint8_t>(k);
-    while (n > 0) {
-      const std::uint32_t chunk = std::min<std::uint32_t>(n, 0xFFFF);
-      e.count = static_cast<std::uint16_t>(chunk);
-      events.push_back(e);
-      n -= chunk;
-    }
+    for_each_alu_chunk(count, chain, [&](std::uint16_t n, std::uint16_t c) {
+      events.push_back(LaneEvent::alu(static_cast<AluKind>(k), n, c, work.producer));
+    });
   }
+  work.producer = -1;
 }
 
 void ThreadgroupRun::note_arrival(SimdgroupRun& sg, LaneContext& lane) {
   if (!runs_[lane.linear_id].events.empty()) return;
   const std::uint32_t bit = 1u << lane.lane;
-  std::uint32_t any = 0;
-  for (std::uint32_t n : lane.alu) any |= n;
-  if (any == 0) {
+  if (!has_alu_work(lane.alu)) {
     sg.alu_idle |= bit;
     return;
   }
   if (sg.alu_same == 0) {
-    sg.alu_counts = lane.alu;
-  } else {
-    std::uint32_t diff = 0;
-    for (std::size_t k = 0; k < kAluKindCount; ++k) diff |= lane.alu[k] ^ sg.alu_counts[k];
-    if (diff != 0) return;
+    sg.alu_work = lane.alu;
+  } else if (!same_alu_work(lane.alu, sg.alu_work)) {
+    return;
   }
   sg.alu_same |= bit;
-  lane.alu = {};
+  clear_alu(lane);
 }
 
 void ThreadgroupRun::restore_alu(SimdgroupRun& sg, std::uint32_t lanes_mask) {
   for (std::uint32_t rest = sg.alu_same & lanes_mask; rest != 0; rest &= rest - 1) {
-    lanes_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest))].alu = sg.alu_counts;
+    lanes_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest))].alu = sg.alu_work;
   }
   sg.alu_same &= ~lanes_mask;
 }
@@ -586,51 +582,45 @@ void ThreadgroupRun::restore_alu(SimdgroupRun& sg, std::uint32_t lanes_mask) {
 bool ThreadgroupRun::merge_uniform_alu(SimdgroupRun& sg, std::uint32_t lanes_mask) {
   // The common case between two synchronizations of uniform code (loop control, index
   // arithmetic): no lane has memory events pending and every lane with ALU work has the
-  // same counts. merge() would turn each kind's count into one op with those lanes' mask;
+  // same work. merge() would turn each kind's count into one op with those lanes' mask;
   // build those ops directly. Lanes recorded on arrival are not touched again.
   std::uint32_t with_work = sg.alu_same & lanes_mask;
-  std::array<std::uint32_t, kAluKindCount> counts = sg.alu_counts;
+  AluWork work = sg.alu_work;
   std::uint32_t fresh = 0;  // lanes whose counters are cleared here
   for (std::uint32_t rest = lanes_mask & ~(sg.alu_same | sg.alu_idle); rest != 0;
        rest &= rest - 1) {
     const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
     if (!runs_[sg.first_lane + l].events.empty()) return false;
     const LaneContext& lane = lanes_[sg.first_lane + l];
-    std::uint32_t any = 0;
-    for (std::uint32_t n : lane.alu) any |= n;
-    if (any == 0) continue;
+    if (!has_alu_work(lane.alu)) continue;
     if (with_work == 0) {
-      counts = lane.alu;
-    } else {
-      std::uint32_t diff = 0;
-      for (std::size_t k = 0; k < kAluKindCount; ++k) diff |= lane.alu[k] ^ counts[k];
-      if (diff != 0) return false;
+      work = lane.alu;
+    } else if (!same_alu_work(lane.alu, work)) {
+      return false;
     }
     with_work |= 1u << l;
     fresh |= 1u << l;
   }
-  append_uniform_alu(sg, counts, with_work);
+  append_uniform_alu(sg, work, with_work);
   for (std::uint32_t rest = fresh; rest != 0; rest &= rest - 1) {
-    lanes_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest))].alu = {};
+    clear_alu(lanes_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest))]);
   }
   sg.alu_same &= ~lanes_mask;
   sg.alu_idle &= ~lanes_mask;
   return true;
 }
 
-void ThreadgroupRun::append_uniform_alu(SimdgroupRun& sg,
-                                        const std::array<std::uint32_t, kAluKindCount>& counts,
+void ThreadgroupRun::append_uniform_alu(SimdgroupRun& sg, const AluWork& work,
                                         std::uint32_t lanes_mask) {
   const auto lanes = static_cast<std::uint64_t>(std::popcount(lanes_mask));
   if (lanes == 0) return;
-  for (std::size_t k = 0; k < kAluKindCount; ++k) {
-    std::uint32_t n = counts[k];
-    out_.stats.alu_lane_ops[k] += n * lanes;
-    while (tracing_ && n > 0) {
-      const std::uint32_t chunk = std::min<std::uint32_t>(n, 0xFFFF);
-      sg.builder.append_alu(static_cast<AluKind>(k), static_cast<std::uint16_t>(chunk), lanes_mask);
-      n -= chunk;
-    }
+  for (std::uint32_t kinds = work.kinds; kinds != 0; kinds &= kinds - 1) {
+    const auto k = static_cast<std::size_t>(std::countr_zero(kinds));
+    out_.stats.alu_lane_ops[k] += work.count[k] * lanes;
+    if (!tracing_) continue;
+    for_each_alu_chunk(work.count[k], work.chain[k], [&](std::uint16_t count, std::uint16_t chain) {
+      sg.builder.append_alu(static_cast<AluKind>(k), count, lanes_mask, chain, work.producer);
+    });
   }
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <boost/context/fiber.hpp>
 #include <cstdint>
 #include <source_location>
@@ -74,6 +75,18 @@ struct ThreadgroupOutput {
 
 enum class WaitState : std::uint8_t { kRunnable, kSimd, kThreadgroup, kDone };
 
+// Pending ALU work checks of the arrival paths: they read only the kinds with work.
+inline bool has_alu_work(const AluWork& work) { return work.kinds != 0; }
+inline bool same_alu_work(const AluWork& a, const AluWork& b) {
+  if (a.kinds != b.kinds || a.producer != b.producer) return false;
+  std::uint32_t diff = 0;
+  for (std::uint32_t kinds = a.kinds; kinds != 0; kinds &= kinds - 1) {
+    const auto k = static_cast<std::size_t>(std::countr_zero(kinds));
+    diff |= (a.count[k] ^ b.count[k]) | (a.chain[k] ^ b.chain[k]);
+  }
+  return diff == 0;
+}
+
 struct LaneRun {
   boost::context::fiber fiber;  // the lane, while suspended
   WaitState wait = WaitState::kRunnable;
@@ -101,11 +114,11 @@ struct SimdgroupRun {
   const CollectiveCall* ref_call = nullptr;
   std::uint32_t same_call = 0;
   // ALU work pending at arrival, for merge_events' fast path: lanes with no events and no
-  // ALU work (`alu_idle`), and lanes with no events whose ALU counts equal `alu_counts`
-  // (`alu_same`); the latter's own counters were cleared, the counts live here until merged.
+  // ALU work (`alu_idle`), and lanes with no events whose ALU work equals `alu_work`
+  // (`alu_same`); the latter's own counters were cleared, the work lives here until merged.
   std::uint32_t alu_idle = 0;
   std::uint32_t alu_same = 0;
-  std::array<std::uint32_t, kAluKindCount> alu_counts{};
+  AluWork alu_work;
   SimdExchange exchange;
   DeferredMatrixLog deferred;  // matrix ops lanes went past, not performed yet
   std::vector<MatrixStorage> matrices;
@@ -169,14 +182,11 @@ class ThreadgroupRun {
   bool release_barrier();
   void report_stuck();
   void flush_alu(LaneContext& lane);
-  // Moves `counts` (cleared) into ALU events appended to `events` (when tracing) and stats.
-  void flush_counts(std::array<std::uint32_t, kAluKindCount>& counts,
-                    std::vector<LaneEvent>& events);
-  // One ALU op per kind (chunks of 65535) for `counts` pending in every lane of `lanes_mask`,
+  // Moves `work` (cleared) into ALU events appended to `events` (when tracing) and stats.
+  void flush_counts(AluWork& work, std::vector<LaneEvent>& events);
+  // One ALU op per kind (chunks of 65535) for `work` pending in every lane of `lanes_mask`,
   // and their stats: what merge() makes of such lanes.
-  void append_uniform_alu(SimdgroupRun& simd,
-                          const std::array<std::uint32_t, kAluKindCount>& counts,
-                          std::uint32_t lanes_mask);
+  void append_uniform_alu(SimdgroupRun& simd, const AluWork& work, std::uint32_t lanes_mask);
   // merge_events' fast path: true if it did the whole merge.
   bool merge_uniform_alu(SimdgroupRun& simd, std::uint32_t lanes_mask);
   // Records an arriving lane's pending ALU work in its simdgroup (see SimdgroupRun).

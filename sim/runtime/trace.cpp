@@ -81,13 +81,14 @@ const char* alu_kind_name(AluKind kind) {
   return "?";
 }
 
-std::int32_t SimdTraceBuilder::append(TraceOp op) {
+std::int32_t SimdTraceBuilder::append(TraceOp op, std::int32_t producer) {
   // Dependency rule (docs/trace-format.md): loads wait for nothing beyond in-order issue;
-  // every other non-matrix op waits for the newest earlier load or atomic.
+  // every other non-matrix op waits for the newest earlier load or atomic, or for the
+  // collective whose result it consumes when that is newer.
   const bool matrix = op.op == OpClass::kMatrixLoad || op.op == OpClass::kMatrixStore ||
                       op.op == OpClass::kMatrixMultiply || op.op == OpClass::kMatrixFill ||
                       op.op == OpClass::kMatrixCopy;
-  if (!matrix) op.dep = is_load(op.op) ? -1 : last_long_latency_;
+  if (!matrix) op.dep = is_load(op.op) ? -1 : std::max(last_long_latency_, producer);
   const auto index = static_cast<std::int32_t>(out_->ops.size());
   out_->ops.push_back(op);
   if (!matrix && is_long_latency(op.op)) last_long_latency_ = index;
@@ -113,6 +114,7 @@ void SimdTraceBuilder::merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& la
     op.op = head.op;
     op.kind = head.kind;
     op.first_access = static_cast<std::uint32_t>(out_->accesses.size());
+    std::int32_t producer = -1;
     for (std::uint32_t rest = live; rest != 0; rest &= rest - 1) {
       const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
       const LaneEvent& e = *next[l];
@@ -120,6 +122,8 @@ void SimdTraceBuilder::merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& la
       op.mask |= 1u << l;
       if (e.op == OpClass::kAlu) {
         op.count = std::max(op.count, e.count);
+        op.chain = std::max<std::uint32_t>(op.chain, e.chain());
+        producer = std::max(producer, e.producer());
       } else {
         out_->accesses.push_back(
             MemAccess{e.offset, e.buffer, e.bytes, static_cast<std::uint8_t>(l)});
@@ -127,27 +131,29 @@ void SimdTraceBuilder::merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& la
       }
       if (++next[l] == end[l]) live &= ~(1u << l);
     }
-    append(op);
+    append(op, producer);
   }
   for (auto* events : lanes) {
     if (events != nullptr) events->clear();
   }
 }
 
-void SimdTraceBuilder::append_alu(AluKind kind, std::uint16_t count, std::uint32_t mask) {
+void SimdTraceBuilder::append_alu(AluKind kind, std::uint16_t count, std::uint32_t mask,
+                                  std::uint16_t chain, std::int32_t producer) {
   TraceOp op;
   op.op = OpClass::kAlu;
   op.kind = static_cast<std::uint8_t>(kind);
   op.count = count;
   op.mask = mask;
+  op.chain = chain;
   op.first_access = static_cast<std::uint32_t>(out_->accesses.size());
-  append(op);
+  append(op, producer);
 }
 
-void SimdTraceBuilder::append_sync(OpClass op_class, std::uint8_t kind, std::uint32_t mask,
-                                   const std::vector<MemAccess>& accesses,
-                                   const std::array<std::uint32_t, 3>& reads,
-                                   std::uint32_t writes) {
+std::int32_t SimdTraceBuilder::append_sync(OpClass op_class, std::uint8_t kind, std::uint32_t mask,
+                                           const std::vector<MemAccess>& accesses,
+                                           const std::array<std::uint32_t, 3>& reads,
+                                           std::uint32_t writes, std::int32_t producer) {
   TraceOp op;
   op.op = op_class;
   op.kind = kind;
@@ -161,11 +167,12 @@ void SimdTraceBuilder::append_sync(OpClass op_class, std::uint8_t kind, std::uin
     if (slot != kNone && slot < slot_writer_.size()) dep = std::max(dep, slot_writer_[slot]);
   }
   op.dep = dep;
-  const std::int32_t index = append(op);
+  const std::int32_t index = append(op, producer);
   if (writes != kNone) {
     if (slot_writer_.size() <= writes) slot_writer_.resize(writes + 1, -1);
     slot_writer_[writes] = index;
   }
+  return index;
 }
 
 }  // namespace marlin::sim

@@ -2,7 +2,8 @@
 //
 // A launch's trace is one record stream per simdgroup, ordered by threadgroup (linear index)
 // then simdgroup index. Each TraceOp is one SIMD instruction (or, for ALU work, a run of
-// `count` instructions of one kind) with the mask of lanes that executed it. Memory ops list
+// `count` instructions of one kind, `chain` of them in a dependent chain) with the mask of
+// lanes that executed it. Memory ops list
 // their per-lane accesses in `accesses[first_access .. first_access + count)`. `dep` is the
 // index, in the same stream, of the earlier long-latency op whose result this op waits for
 // (-1: none). docs/trace-format.md defines every field and the dependency rule.
@@ -17,7 +18,7 @@
 
 namespace marlin::sim {
 
-inline constexpr std::uint32_t kTraceFormatVersion = 2;
+inline constexpr std::uint32_t kTraceFormatVersion = 3;
 
 enum class OpClass : std::uint8_t {
   kAlu,                 // kind = AluKind, count = instructions
@@ -81,9 +82,12 @@ struct TraceOp {
   std::uint32_t mask = 0;   // active lanes
   std::int32_t dep = -1;
   std::uint32_t first_access = 0;
+  // ALU: the longest dependent chain among the `count` instructions (0 or 1: none depends
+  // on another; at most `count`). Other ops: 0.
+  std::uint32_t chain = 0;
   friend bool operator==(const TraceOp&, const TraceOp&) = default;
 };
-static_assert(sizeof(TraceOp) == 16);
+static_assert(sizeof(TraceOp) == 20);
 
 struct MemAccess {
   std::uint32_t offset = 0;  // bytes from the buffer start (threadgroup: from arena start)
@@ -118,9 +122,38 @@ struct LaneEvent {
   std::uint8_t kind = 0;
   std::uint8_t bytes = 0;
   std::uint16_t count = 0;
-  std::uint16_t buffer = 0;
-  std::uint32_t offset = 0;
+  std::uint16_t buffer = 0;  // memory: buffer index; ALU: the dependent chain (chain())
+  std::uint32_t offset = 0;  // memory: byte offset; ALU: AluWork::producer (producer())
+
+  // An ALU event keeps its chain and producer in the fields memory events use.
+  static LaneEvent alu(AluKind kind, std::uint16_t count, std::uint16_t chain,
+                       std::int32_t producer) {
+    return {OpClass::kAlu, static_cast<std::uint8_t>(kind),     0, count,
+            chain,         static_cast<std::uint32_t>(producer)};
+  }
+  std::uint16_t chain() const { return buffer; }
+  std::int32_t producer() const { return static_cast<std::int32_t>(offset); }
 };
+static_assert(sizeof(LaneEvent) == 12);
+
+// Calls emit(count, chain) for each op a run of `count` instructions with dependent chain
+// `chain` becomes: chunks of at most 65535 instructions, the chain shared out in proportion
+// (rounded up, at most the chunk).
+template <class Emit>
+void for_each_alu_chunk(std::uint32_t count, std::uint32_t chain, Emit&& emit) {
+  const std::uint64_t total = count;
+  const std::uint64_t whole_chain = chain < count ? chain : count;
+  if (count <= 0xFFFFu) {
+    if (count > 0) emit(static_cast<std::uint16_t>(count), static_cast<std::uint16_t>(whole_chain));
+    return;
+  }
+  while (count > 0) {
+    const std::uint32_t chunk = count < 0xFFFFu ? count : 0xFFFFu;
+    const std::uint64_t part = (whole_chain * chunk + total - 1) / total;
+    emit(static_cast<std::uint16_t>(chunk), static_cast<std::uint16_t>(part));
+    count -= chunk;
+  }
+}
 
 // Builds one simdgroup's stream: merges lanes' events into SIMD ops and assigns deps.
 class SimdTraceBuilder {
@@ -131,20 +164,25 @@ class SimdTraceBuilder {
   // the lowest lane with events leads, lanes whose next event matches join it.
   void merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& lanes);
 
-  // Appends an ALU op (what merge() makes of `count` instructions of `kind` pending in
-  // every lane of `mask` and nothing else).
-  void append_alu(AluKind kind, std::uint16_t count, std::uint32_t mask);
+  // Appends an ALU op (what merge() makes of `count` instructions of `kind`, with dependent
+  // chain `chain` and operands computed from op `producer`, pending in every lane of `mask`
+  // and nothing else).
+  void append_alu(AluKind kind, std::uint16_t count, std::uint32_t mask, std::uint16_t chain,
+                  std::int32_t producer);
 
-  // Appends a synchronizing op (barrier, collective, matrix op). For matrix ops,
-  // `reads` lists the slots read and `writes` the slot written (or kNone).
+  // Appends a synchronizing op (barrier, collective, matrix op) and returns its index. For
+  // matrix ops, `reads` lists the slots read and `writes` the slot written (or kNone); for
+  // collectives, `producer` is the newest collective whose result an operand came from.
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-  void append_sync(OpClass op, std::uint8_t kind, std::uint32_t mask,
-                   const std::vector<MemAccess>& accesses,
-                   const std::array<std::uint32_t, 3>& reads = {kNone, kNone, kNone},
-                   std::uint32_t writes = kNone);
+  std::int32_t append_sync(OpClass op, std::uint8_t kind, std::uint32_t mask,
+                           const std::vector<MemAccess>& accesses,
+                           const std::array<std::uint32_t, 3>& reads = {kNone, kNone, kNone},
+                           std::uint32_t writes = kNone, std::int32_t producer = -1);
 
  private:
-  std::int32_t append(TraceOp op);
+  // Appends `op` with its dependency: `producer` (an op whose result it consumes) or the
+  // newest long-latency op, whichever is newer (docs/trace-format.md, "Dependencies").
+  std::int32_t append(TraceOp op, std::int32_t producer = -1);
 
   SimdgroupTrace* out_;
   std::int32_t last_long_latency_ = -1;    // newest non-matrix long-latency op

@@ -96,7 +96,13 @@ LaunchTrace read_trace(std::istream& in, const std::string& name) {
     s.ops = r.get_array<TraceOp>();
     s.accesses = r.get_array<MemAccess>();
     for (const TraceOp& op : s.ops) {
-      if (op.op == OpClass::kAlu) continue;
+      if (op.op == OpClass::kAlu) {
+        if (op.chain > op.count) {
+          throw InputError(
+              fmt::format("{}: corrupt trace file (ALU chain longer than its run)", name));
+        }
+        continue;
+      }
       if (static_cast<std::uint64_t>(op.first_access) + op.count > s.accesses.size() &&
           op.count > 0) {
         throw InputError(fmt::format("{}: corrupt trace file (access index out of range)", name));

@@ -106,7 +106,8 @@ kernel void k(device const uint* in [[buffer(0)]], constant uint& n [[buffer(1)]
               uint i [[thread_position_in_grid]]) {
   threadgroup uint shared[kSize];
   float acc = 0.0f;
-  shared[i] = scaled<8, 2>(in[i], acc, in);
+  const half h = half(acc);
+  shared[i] = scaled<8, 2>(in[i], acc, in) + uint(h);
 }
 )");
   // Namespace-scope constants, struct members and template parameters stay built-in.
@@ -120,6 +121,10 @@ kernel void k(device const uint* in [[buffer(0)]], constant uint& n [[buffer(1)]
   EXPECT_NE(cpp.find("for (::metal::counted_int j = 0;"), std::string::npos);
   EXPECT_NE(cpp.find("acc += ::metal::counted_float(x)"), std::string::npos);
   EXPECT_NE(cpp.find("::metal::counted_float acc = 0.0f;"), std::string::npos);
+  EXPECT_NE(cpp.find("const ::metal::counted_half h = ::metal::counted_half(acc);"),
+            std::string::npos);
+  // The operand of sizeof stays built-in: sizeof(short) is 2.
+  EXPECT_NE(cpp.find("sizeof(short)"), std::string::npos);
   EXPECT_NE(cpp.find("bind_builtin<::metal::counted_uint>"), std::string::npos);
   // static_cast and as_type targets are counted; other template arguments are not.
   EXPECT_NE(cpp.find("as_type<::metal::counted_float>"), std::string::npos);

@@ -2,6 +2,9 @@
 // device is testing::test_device(); every expected number is worked out in the comments.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "model/timing/gpu_timing_model.h"
 #include "tests/timing/timing_fixtures.h"
 
@@ -54,6 +57,72 @@ TEST(CoreTimingTest, IndependentFmaRunIsThroughputBound) {
   // Between issues the FP pipe is busy 1 cycle; after the last issue 5 cycles of latency.
   EXPECT_EQ(r.breakdown[StallClass::kIssuing], kN);
   EXPECT_EQ(r.breakdown[StallClass::kAluBusy], (kN - 1) * (kFp32Throughput - 1) + kFp32Latency - 1);
+}
+
+// An ALU run whose trace records a dependent chain (TraceOp::chain).
+sim::TraceOp chained_run(AluKind kind, std::uint16_t count, std::uint32_t chain) {
+  sim::TraceOp op = alu_op(kind, count);
+  op.chain = chain;
+  return op;
+}
+
+TEST(CoreTimingTest, ChainedRunTakesChainTimesLatency) {
+  constexpr int kN = 10;
+  sim::LaunchTrace launch = launch_of(1, 32);
+  add_simdgroup(launch, 0, 0).ops.push_back(chained_run(AluKind::kFp32Fma, kN, kN));
+  const TimingResult r = GpuTimingModel(testing::test_device()).run(input_of(launch));
+  // Issues at 0, 2, ..., 18 (the pipe's throughput); a chain of 10 completes no sooner than
+  // 10 x 6 = 60 after the first issue: as the 10 dependent ops of DependentFmaChain...
+  EXPECT_EQ(r.total_cycles, Cycles(kNoStartCost + kN * kFp32Latency));
+  EXPECT_EQ(r.launches[0].instructions, kN);
+  EXPECT_EQ(r.breakdown[StallClass::kIssuing], kN);
+  EXPECT_EQ(r.breakdown[StallClass::kAluBusy], kN * kFp32Latency - kN);
+}
+
+TEST(CoreTimingTest, ShortChainLeavesTheRunThroughputBound) {
+  const GpuTimingModel model(testing::test_device());
+  for (const std::uint32_t chain : {0U, 1U, 3U, 4U, 5U, 10U}) {
+    sim::LaunchTrace launch = launch_of(1, 32);
+    add_simdgroup(launch, 0, 0).ops.push_back(chained_run(AluKind::kFp32Fma, 10, chain));
+    // Last issue 18, result at 24; a chain of c completes at 6c: 0, 6, 18, 24, 30, 60.
+    const std::int64_t issue_bound = 9 * kFp32Throughput + kFp32Latency;
+    const std::int64_t chain_bound = static_cast<std::int64_t>(chain) * kFp32Latency;
+    EXPECT_EQ(model.run(input_of(launch)).total_cycles,
+              Cycles(kNoStartCost + std::max(issue_bound, chain_bound)))
+        << "chain " << chain;
+  }
+}
+
+TEST(CoreTimingTest, ChainDoesNotHoldLaterIndependentOps) {
+  sim::LaunchTrace launch = launch_of(1, 32);
+  sim::SimdgroupTrace& sg = add_simdgroup(launch, 0, 0);
+  sg.ops.push_back(chained_run(AluKind::kFp32Fma, 4, 4));
+  sg.ops.push_back(alu_op(AluKind::kFp32Fma, 1));  // independent of the chain
+  const TimingResult r = GpuTimingModel(testing::test_device()).run(input_of(launch));
+  // The run issues at 0, 2, 4, 6; the independent FMA at 8 (FP pipe), done at 14. The chain
+  // completes at 4 x 6 = 24, which ends the simdgroup.
+  EXPECT_EQ(r.total_cycles, Cycles(kNoStartCost + 4 * kFp32Latency));
+  EXPECT_EQ(r.launches[0].instructions, 5);
+}
+
+TEST(CoreTimingTest, ChainCountsFromItsSegmentsFirstIssue) {
+  const GpuTimingModel model(testing::test_device());
+  // Runs of one segment: 10 independent int adds (issues 0..9), then 4 FMAs in one chain
+  // (issues 10, 12, 14, 16; last result 22). The chain began with the segment at cycle 0:
+  // 4 x 6 = 24, not 10 + 24 = 34.
+  sim::LaunchTrace together = launch_of(1, 32);
+  sim::SimdgroupTrace& sg = add_simdgroup(together, 0, 0);
+  sg.ops.push_back(alu_op(AluKind::kIntAdd, 10));
+  sg.ops.push_back(chained_run(AluKind::kFp32Fma, 4, 4));
+  EXPECT_EQ(model.run(input_of(together)).total_cycles, Cycles(kNoStartCost + 24));
+  // A simdgroup barrier between them starts a new segment at the FMAs' first issue: the
+  // barrier issues at 10 and holds the next op 2 cycles (test device), so 12 + 24 = 36.
+  sim::LaunchTrace apart = launch_of(1, 32);
+  sim::SimdgroupTrace& sg2 = add_simdgroup(apart, 0, 0);
+  sg2.ops.push_back(alu_op(AluKind::kIntAdd, 10));
+  sg2.ops.push_back(simple_op(OpClass::kSimdBarrier));
+  sg2.ops.push_back(chained_run(AluKind::kFp32Fma, 4, 4));
+  EXPECT_EQ(model.run(input_of(apart)).total_cycles, Cycles(kNoStartCost + 12 + 24));
 }
 
 TEST(CoreTimingTest, IndependentMatrixMultipliesOnOneScheduler) {

@@ -1,8 +1,9 @@
 // Overloads that let the shim's math, integer and relational functions take counted scalars
 // (metal::counted<T>): the call runs on the built-in values (the function counts its own ALU
-// work, as for built-in arguments) and an arithmetic result comes back counted. min, max,
-// clamp and select first bring their operands to a common type, as Metal does for a literal
-// mixed with a variable (`min(i, 8)`).
+// work, as for built-in arguments) and an arithmetic or half result comes back counted, tagged
+// by detail::call_chained (counted.h) as the result of the instruction the function counted
+// last. min, max, clamp and select first bring their operands to a common type, as Metal does
+// for a literal mixed with a variable (`min(i, 8)`).
 #pragma once
 #pragma GCC system_header
 
@@ -20,23 +21,13 @@ template <class... A>
 concept AnyCounted = (kIsCounted<std::remove_cvref_t<A>> || ...);
 template <class... A>
 concept CountedCall = AnyCounted<A...> && !AnyRef<A...>;
-
-// A built-in arithmetic result becomes counted again (bool and vectors stay as they are).
-template <class R>
-constexpr auto rewrap(R r) {
-  if constexpr (std::is_arithmetic_v<R> && !std::is_same_v<R, bool>) {
-    return counted<R>(r);
-  } else {
-    return r;
-  }
-}
 }  // namespace detail
 
 #define MARLIN_COUNTED_FORWARD(name)                                                        \
   template <class... A>                                                                     \
   requires detail::CountedCall<A...>                                                        \
   constexpr auto name(const A&... a)->decltype(detail::rewrap(name(detail::plain(a)...))) { \
-    return detail::rewrap(name(detail::plain(a)...));                                       \
+    return detail::call_chained([&] { return name(detail::plain(a)...); }, a...);           \
   }
 MARLIN_COUNTED_FORWARD(exp)
 MARLIN_COUNTED_FORWARD(exp2)
@@ -83,32 +74,39 @@ template <class A, class B>
 requires detail::CountedCall<A, B>
 constexpr auto min(const A& a, const B& b) {
   using C = std::common_type_t<detail::plain_t<A>, detail::plain_t<B>>;
-  return detail::rewrap(min(C(detail::plain(a)), C(detail::plain(b))));
+  return detail::call_chained([&] { return min(C(detail::plain(a)), C(detail::plain(b))); }, a, b);
 }
 template <class A, class B>
 requires detail::CountedCall<A, B>
 constexpr auto max(const A& a, const B& b) {
   using C = std::common_type_t<detail::plain_t<A>, detail::plain_t<B>>;
-  return detail::rewrap(max(C(detail::plain(a)), C(detail::plain(b))));
+  return detail::call_chained([&] { return max(C(detail::plain(a)), C(detail::plain(b))); }, a, b);
 }
 template <class X, class L, class H>
 requires detail::CountedCall<X, L, H>
 constexpr auto clamp(const X& x, const L& lo, const H& hi) {
   using C = std::common_type_t<detail::plain_t<X>, detail::plain_t<L>, detail::plain_t<H>>;
-  return detail::rewrap(clamp(C(detail::plain(x)), C(detail::plain(lo)), C(detail::plain(hi))));
+  return detail::call_chained(
+      [&] { return clamp(C(detail::plain(x)), C(detail::plain(lo)), C(detail::plain(hi))); }, x, lo,
+      hi);
 }
 template <class A, class B>
 requires detail::CountedCall<A, B>
 constexpr auto select(const A& a, const B& b, bool c) {
   using C = std::common_type_t<detail::plain_t<A>, detail::plain_t<B>>;
-  return detail::rewrap(select(C(detail::plain(a)), C(detail::plain(b)), c));
+  return detail::call_chained([&] { return select(C(detail::plain(a)), C(detail::plain(b)), c); },
+                              a, b);
 }
 template <class B, class I, class O, class N>
 requires detail::CountedCall<B, I, O, N>
 constexpr auto insert_bits(const B& base, const I& insert, const O& offset, const N& bits) {
   using C = detail::plain_t<B>;
-  return detail::rewrap(insert_bits(C(detail::plain(base)), C(detail::plain(insert)),
-                                    uint(detail::plain(offset)), uint(detail::plain(bits))));
+  return detail::call_chained(
+      [&] {
+        return insert_bits(C(detail::plain(base)), C(detail::plain(insert)),
+                           uint(detail::plain(offset)), uint(detail::plain(bits)));
+      },
+      base, insert, offset, bits);
 }
 
 }  // namespace metal

@@ -29,10 +29,10 @@ struct plain_of<counted<T>> {
 template <class T>
 using plain_t = typename plain_of<std::remove_cvref_t<T>>::type;
 
-// A built-in arithmetic type or a counted one.
+// A built-in arithmetic type or a counted one (not counted<half>, which behaves as half).
 template <class T>
-concept ArithmeticOrCounted =
-    std::is_arithmetic_v<std::remove_cvref_t<T>> || kIsCounted<std::remove_cvref_t<T>>;
+concept ArithmeticOrCounted = std::is_arithmetic_v<std::remove_cvref_t<T>> ||
+    (kIsCounted<std::remove_cvref_t<T>>&& std::is_arithmetic_v<plain_t<T>>);
 }  // namespace detail
 
 }  // namespace metal

@@ -196,8 +196,15 @@ T collective(marlin::sim::ApplyFn apply, SyncClass cls, const T& value, std::uin
   call.sync_class = cls;
   call.site = site;
   call.trace_kind = trace_kind;
+  if constexpr (kIsCounted<T>) call.operand_producer = value.tag.producer;
   const std::byte* out = marlin::sim::simd_collective(call, &value, sizeof(T), param);
-  return read_slot<T>(out);
+  T result = read_slot<T>(out);
+  if constexpr (kIsCounted<T>) {
+    // A new value: it extends no ALU chain, and who consumes it waits for this collective.
+    const marlin::sim::LaneContext& lane = *marlin::sim::current_lane;
+    result.tag = {lane.segment, 0, marlin::sim::AluKind::kCount, lane.last_collective};
+  }
+  return result;
 }
 }  // namespace detail
 

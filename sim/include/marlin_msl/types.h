@@ -46,10 +46,18 @@ static_assert(sizeof(half4) == 8 && alignof(half4) == 8);
 static_assert(sizeof(float3) == 16 && sizeof(float4) == 16);
 static_assert(std::is_trivially_copyable_v<float4>);
 
-// Reinterprets the bits of a value of the same size (no ALU work).
+// Reinterprets the bits of a value of the same size (no ALU work). Counted scalars take part
+// with their value bits; a counted result keeps a counted argument's chain tag.
 template <class To, class From>
-requires(sizeof(To) == sizeof(From)) constexpr To as_type(const From& from) {
-  return std::bit_cast<To>(from);
+requires(sizeof(detail::plain_t<To>) == sizeof(detail::plain_t<From>)) constexpr To
+    as_type(const From& from) {
+  if constexpr (detail::kIsCounted<From> && detail::kIsCounted<To>) {
+    return To::tagged(std::bit_cast<detail::plain_t<To>>(from.v), from.tag);
+  } else if constexpr (detail::kIsCounted<From>) {
+    return std::bit_cast<To>(from.v);
+  } else {
+    return To(std::bit_cast<detail::plain_t<To>>(from));
+  }
 }
 
 // Metal-style conversions between scalar types and vectors of the same width:

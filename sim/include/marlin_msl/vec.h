@@ -133,7 +133,7 @@ struct vec_storage<T, 4> {
 
 // Scalars a vector operator accepts on either side (broadcast to all components).
 template <class U>
-concept Scalar = ArithmeticOrCounted<U> || std::is_same_v<U, half>;
+concept Scalar = ArithmeticOrCounted<U> || std::is_same_v<plain_t<U>, half>;
 
 template <class T>
 struct is_vec : std::false_type {};
@@ -158,7 +158,7 @@ struct alignas(sizeof(T) * detail::kSlots<N>) vec : detail::vec_storage<T, N> {
   // Broadcast a scalar to all components (implicit, as Metal converts scalars to vectors).
   template <class U>
   requires(detail::ArithmeticOrCounted<U> ||
-           std::is_same_v<U, half>) constexpr vec(U s) {  // NOLINT(google-explicit-constructor)
+           std::is_same_v<detail::plain_t<U>, half>) constexpr vec(U s) {  // NOLINT
     const T v = static_cast<T>(s);
     for (int i = 0; i < N; ++i) this->data_[i] = v;
   }
