@@ -49,9 +49,27 @@ concept CountedOperand = ArithmeticOrCounted<T> || kIsCounted<std::remove_cvref_
 // Floating types for counting: the built-in ones and half.
 template <class T>
 inline constexpr bool kIsFloating = std::is_floating_point_v<T> || std::is_same_v<T, half>;
-// Operations with a half operand are computed by half's own operators, which count them.
+// Operations with a half operand follow half's operators (half.h): the result type is
+// decltype(a op b), one instruction of that type's kind is counted and no conversion; they
+// are computed here in float without counting.
 template <class A, class B>
 inline constexpr bool kInvolvesHalf = std::is_same_v<A, half> || std::is_same_v<B, half>;
+template <class T>
+MARLIN_HOOK constexpr auto in_float(const T& x) {
+  if constexpr (std::is_same_v<T, half>) {
+    return x.to_float();
+  } else {
+    return x;
+  }
+}
+template <class R, class V>
+MARLIN_HOOK constexpr R round_to(V v) {
+  if constexpr (std::is_same_v<R, half>) {
+    return half::round(static_cast<float>(v));
+  } else {
+    return static_cast<R>(v);
+  }
+}
 template <class A, class B>
 concept CountedArgs = CountedOperand<A> && CountedOperand<B> &&
     (kIsCounted<std::remove_cvref_t<A>> || kIsCounted<std::remove_cvref_t<B>>);
@@ -305,24 +323,28 @@ using counted_half = counted<half>;
 // ---- binary operators: exact matches for any mix with at least one counted operand --------
 // Operands read through pointers are loaded first, so the instruction follows its loads in
 // the trace.
-#define MARLIN_COUNTED_BINARY(op, family)                                                        \
-  template <class A, class B>                                                                    \
-  requires detail::CountedArgs<A, B> MARLIN_HOOK constexpr auto operator op(const A& a,          \
-                                                                            const B& b) {        \
-    using PA = detail::operand_t<A>;                                                             \
-    using PB = detail::operand_t<B>;                                                             \
-    using R = decltype(PA {} op PB{});                                                           \
-    const PA pa = detail::plain(a);                                                              \
-    const PB pb = detail::plain(b);                                                              \
-    if constexpr (detail::kInvolvesHalf<PA, PB>) {                                               \
-      return detail::call_chained([&] { return pa op pb; }, a, b);                               \
-    } else {                                                                                     \
-      const marlin::sim::ValueTag ta = detail::operand_tag<R>(a);                                \
-      const marlin::sim::ValueTag tb = detail::operand_tag<R>(b);                                \
-      const marlin::sim::ValueTag t =                                                            \
-          detail::count_chained(detail::counted_kind<R>(detail::CountedFamily::family), ta, tb); \
-      return counted<R>::tagged(static_cast<R>(pa op pb), t);                                    \
-    }                                                                                            \
+#define MARLIN_COUNTED_BINARY(op, family)                                                          \
+  template <class A, class B>                                                                      \
+  requires detail::CountedArgs<A, B> MARLIN_HOOK constexpr auto operator op(const A& a,            \
+                                                                            const B& b) {          \
+    using PA = detail::operand_t<A>;                                                               \
+    using PB = detail::operand_t<B>;                                                               \
+    using R = decltype(PA {} op PB{});                                                             \
+    const PA pa = detail::plain(a);                                                                \
+    const PB pb = detail::plain(b);                                                                \
+    if constexpr (detail::kInvolvesHalf<PA, PB>) {                                                 \
+      const marlin::sim::ValueTag t =                                                              \
+          detail::count_chained(detail::counted_kind<R>(detail::CountedFamily::family),            \
+                                detail::tag_of(a), detail::tag_of(b));                             \
+      return counted<R>::tagged(detail::round_to<R>(detail::in_float(pa) op detail::in_float(pb)), \
+                                t);                                                                \
+    } else {                                                                                       \
+      const marlin::sim::ValueTag ta = detail::operand_tag<R>(a);                                  \
+      const marlin::sim::ValueTag tb = detail::operand_tag<R>(b);                                  \
+      const marlin::sim::ValueTag t =                                                              \
+          detail::count_chained(detail::counted_kind<R>(detail::CountedFamily::family), ta, tb);   \
+      return counted<R>::tagged(static_cast<R>(pa op pb), t);                                      \
+    }                                                                                              \
   }
 MARLIN_COUNTED_BINARY(+, kAdd)
 MARLIN_COUNTED_BINARY(-, kAdd)
@@ -360,7 +382,9 @@ MARLIN_COUNTED_SHIFT(>>)
     const PA pa = detail::plain(a);                                                       \
     const PB pb = detail::plain(b);                                                       \
     if constexpr (detail::kInvolvesHalf<PA, PB>) {                                        \
-      return detail::call_chained([&] { return pa op pb; }, a, b);                        \
+      detail::count_chained(marlin::sim::AluKind::kCompareSelect, detail::tag_of(a),      \
+                            detail::tag_of(b));                                           \
+      return detail::in_float(pa) op detail::in_float(pb);                                \
     } else {                                                                              \
       using C = std::common_type_t<PA, PB>;                                               \
       const marlin::sim::ValueTag ta = detail::operand_tag<C>(a);                         \
