@@ -114,6 +114,10 @@ void LaunchReplay::index_traces() {
       if (op.op == sim::OpClass::kAlu && op.kind >= sim::kAluKindCount) {
         throw InputError(at() + ": ALU kind " + std::to_string(op.kind) + " is unknown");
       }
+      if (op.op == sim::OpClass::kAlu && op.chain > std::max<std::uint32_t>(op.count, 1)) {
+        throw InputError(at() + ": ALU chain " + std::to_string(op.chain) +
+                         " is longer than its run of " + std::to_string(op.count));
+      }
       if (sim::has_accesses(op.op) &&
           static_cast<std::uint64_t>(op.first_access) + op.count > sg.accesses.size()) {
         throw InputError(at() + ": accesses beyond the simdgroup's access list");

@@ -113,7 +113,11 @@ void SimdTraceBuilder::merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& la
     TraceOp op;
     op.op = head.op;
     op.kind = head.kind;
-    op.first_access = static_cast<std::uint32_t>(out_->accesses.size());
+    if (memory) {
+      op.first_access = static_cast<std::uint32_t>(out_->accesses.size());
+    } else {
+      op.chain = 0;
+    }
     std::int32_t producer = -1;
     for (std::uint32_t rest = live; rest != 0; rest &= rest - 1) {
       const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
@@ -146,7 +150,6 @@ void SimdTraceBuilder::append_alu(AluKind kind, std::uint16_t count, std::uint32
   op.count = count;
   op.mask = mask;
   op.chain = chain;
-  op.first_access = static_cast<std::uint32_t>(out_->accesses.size());
   append(op, producer);
 }
 

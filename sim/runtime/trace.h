@@ -11,7 +11,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "sim/runtime/lane_context.h"
@@ -81,13 +83,19 @@ struct TraceOp {
   std::uint16_t count = 0;  // ALU: instructions; memory: number of accesses
   std::uint32_t mask = 0;   // active lanes
   std::int32_t dep = -1;
-  std::uint32_t first_access = 0;
-  // ALU: the longest dependent chain among the `count` instructions (0 or 1: none depends
-  // on another; at most `count`). Other ops: 0.
-  std::uint32_t chain = 0;
-  friend bool operator==(const TraceOp&, const TraceOp&) = default;
+  // One field, by op class: ops with accesses (has_accesses) hold the index of their first
+  // entry in `accesses`; ALU ops the longest dependent chain among their `count`
+  // instructions (0 or 1: none consumes another's result; at most `count`).
+  union {
+    std::uint32_t first_access = 0;
+    std::uint32_t chain;
+  };
+  // Field by field (the struct has no padding).
+  friend bool operator==(const TraceOp& a, const TraceOp& b) {
+    return std::memcmp(&a, &b, sizeof(TraceOp)) == 0;
+  }
 };
-static_assert(sizeof(TraceOp) == 20);
+static_assert(sizeof(TraceOp) == 16 && std::has_unique_object_representations_v<TraceOp>);
 
 struct MemAccess {
   std::uint32_t offset = 0;  // bytes from the buffer start (threadgroup: from arena start)

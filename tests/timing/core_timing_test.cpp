@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "model/common/input_error.h"
 #include "model/timing/gpu_timing_model.h"
 #include "tests/timing/timing_fixtures.h"
 
@@ -103,6 +104,12 @@ TEST(CoreTimingTest, ChainDoesNotHoldLaterIndependentOps) {
   // completes at 4 x 6 = 24, which ends the simdgroup.
   EXPECT_EQ(r.total_cycles, Cycles(kNoStartCost + 4 * kFp32Latency));
   EXPECT_EQ(r.launches[0].instructions, 5);
+}
+
+TEST(CoreTimingTest, ChainLongerThanItsRunIsRefused) {
+  sim::LaunchTrace launch = launch_of(1, 32);
+  add_simdgroup(launch, 0, 0).ops.push_back(chained_run(AluKind::kFp32Fma, 4, 5));
+  EXPECT_THROW(GpuTimingModel(testing::test_device()).run(input_of(launch)), InputError);
 }
 
 TEST(CoreTimingTest, ChainCountsFromItsSegmentsFirstIssue) {
