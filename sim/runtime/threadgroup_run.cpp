@@ -549,8 +549,15 @@ void ThreadgroupRun::flush_counts(AluWork& work, std::vector<LaneEvent>& events)
     work.chain[k] = 0;
     out_.stats.alu_lane_ops[k] += count;
     if (!tracing_) continue;
+    const auto kind = static_cast<AluKind>(k);
+    if (count <= 0xFFFFu) {  // one event, the common case
+      events.push_back(LaneEvent::alu(kind, static_cast<std::uint16_t>(count),
+                                      static_cast<std::uint16_t>(std::min(chain, count)),
+                                      work.producer));
+      continue;
+    }
     for_each_alu_chunk(count, chain, [&](std::uint16_t n, std::uint16_t c) {
-      events.push_back(LaneEvent::alu(static_cast<AluKind>(k), n, c, work.producer));
+      events.push_back(LaneEvent::alu(kind, n, c, work.producer));
     });
   }
   work.producer = -1;
