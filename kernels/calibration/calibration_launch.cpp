@@ -18,11 +18,9 @@ std::int64_t launch_cycles(const model::DeviceSpec& device, const CalibLaunch& l
                  static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
   const sim::LaunchResult result = sim::launch(spec);
 
-  analytic::OccupancyQuery query;
-  query.threads_per_threadgroup = static_cast<int>(launch.threads_per_threadgroup.volume());
-  query.threadgroup_memory_bytes = static_cast<std::int64_t>(result.threadgroup_memory_bytes);
   const analytic::OccupancyResult occupancy =
-      analytic::compute_occupancy(query, analytic::occupancy_spec_of(device));
+      analytic::launch_occupancy(device, static_cast<int>(launch.threads_per_threadgroup.volume()),
+                                 static_cast<std::int64_t>(result.threadgroup_memory_bytes));
   if (occupancy.refused) {
     throw InputError(
         fmt::format("{} refuses {}: {}", device.name, launch.kernel, occupancy.refusal_reason));

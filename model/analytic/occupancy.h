@@ -112,6 +112,11 @@ struct OccupancyResult {
 // Occupancy of one query, with the next-step search.
 OccupancyResult compute_occupancy(const OccupancyQuery& query, const OccupancyDeviceSpec& device);
 
+// compute_occupancy of a launch on `device`: `threads` threads per threadgroup asking for
+// `threadgroup_bytes` of threadgroup memory, registers unknown.
+OccupancyResult launch_occupancy(const model::DeviceSpec& device, int threads,
+                                 std::int64_t threadgroup_bytes);
+
 // Occupancy without the next-step search (what the search and the sweeps evaluate).
 OccupancyResult evaluate_occupancy(const OccupancyQuery& query, const OccupancyDeviceSpec& device);
 

@@ -130,6 +130,14 @@ OccupancyResult compute_occupancy(const OccupancyQuery& query, const OccupancyDe
   return result;
 }
 
+OccupancyResult launch_occupancy(const model::DeviceSpec& device, int threads,
+                                 std::int64_t threadgroup_bytes) {
+  OccupancyQuery query;
+  query.threads_per_threadgroup = threads;
+  query.threadgroup_memory_bytes = threadgroup_bytes;
+  return compute_occupancy(query, occupancy_spec_of(device));
+}
+
 std::vector<SweepPoint> sweep_threads(const OccupancyQuery& base,
                                       const OccupancyDeviceSpec& device) {
   std::vector<SweepPoint> points;

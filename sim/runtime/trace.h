@@ -2,11 +2,11 @@
 //
 // A launch's trace is one record stream per simdgroup, ordered by threadgroup (linear index)
 // then simdgroup index. Each TraceOp is one SIMD instruction (or, for ALU work, a run of
-// `count` instructions of one kind, `chain` of them in a dependent chain) with the mask of
-// lanes that executed it. Memory ops list
-// their per-lane accesses in `accesses[first_access .. first_access + count)`. `dep` is the
-// index, in the same stream, of the earlier long-latency op whose result this op waits for
-// (-1: none). docs/trace-format.md defines every field and the dependency rule.
+// `count` instructions of one kind, the longest `chain` of them dependent on each other) with
+// the mask of lanes that executed it. Memory ops list their per-lane accesses in
+// `accesses[first_access .. first_access + count)`. `dep` is the index, in the same stream, of
+// the earlier op whose result this op waits for (-1: none). docs/trace-format.md defines every
+// field, the dependency rule and the dependent chains.
 #pragma once
 
 #include <array>
@@ -151,10 +151,6 @@ template <class Emit>
 void for_each_alu_chunk(std::uint32_t count, std::uint32_t chain, Emit&& emit) {
   const std::uint64_t total = count;
   const std::uint64_t whole_chain = chain < count ? chain : count;
-  if (count <= 0xFFFFu) {
-    if (count > 0) emit(static_cast<std::uint16_t>(count), static_cast<std::uint16_t>(whole_chain));
-    return;
-  }
   while (count > 0) {
     const std::uint32_t chunk = count < 0xFFFFu ? count : 0xFFFFu;
     const std::uint64_t part = (whole_chain * chunk + total - 1) / total;

@@ -57,12 +57,10 @@ std::vector<ResidencyPoint> residency_sweep(const model::DeviceSpec& device) {
   request.problem = {.m = kResidencyM, .n = kResidencyNK, .k = kResidencyNK};
   request.sample = true;
   const kernels::GemmKernel kernel = kernels::find_gemm_kernel(request.kernel, request.tile);
-  analytic::OccupancyQuery query;
-  query.threads_per_threadgroup = static_cast<int>(kernel.threads_x * kernel.threads_y);
-  query.threadgroup_memory_bytes = kernel.threadgroup_bytes;
-  const auto most =
-      static_cast<int>(analytic::compute_occupancy(query, analytic::occupancy_spec_of(device))
-                           .resident_threadgroups);
+  const auto most = static_cast<int>(
+      analytic::launch_occupancy(device, static_cast<int>(kernel.threads_x * kernel.threads_y),
+                                 kernel.threadgroup_bytes)
+          .resident_threadgroups);
   std::vector<ResidencyPoint> points;
   for (const int resident : {1, 2, 4, 8, most}) {
     if (resident > most || (!points.empty() && points.back().resident >= resident)) continue;

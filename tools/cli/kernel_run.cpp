@@ -88,14 +88,12 @@ bool is_main_dispatch(const std::string& kernel) {
 std::vector<DispatchReport> describe_dispatches(const model::DeviceSpec& device,
                                                 const kernels::GemmRun& run) {
   std::vector<DispatchReport> out;
-  const analytic::OccupancyDeviceSpec occupancy_spec = analytic::occupancy_spec_of(device);
   for (const kernels::GemmDispatch& d : run.dispatches) {
     DispatchReport dispatch{
         d.kernel, d.threadgroups, d.threads_per_threadgroup, d.result.threadgroup_memory_bytes, {}};
-    analytic::OccupancyQuery query;
-    query.threads_per_threadgroup = static_cast<int>(d.threads_per_threadgroup.volume());
-    query.threadgroup_memory_bytes = static_cast<std::int64_t>(d.result.threadgroup_memory_bytes);
-    dispatch.occupancy = analytic::compute_occupancy(query, occupancy_spec);
+    dispatch.occupancy =
+        analytic::launch_occupancy(device, static_cast<int>(d.threads_per_threadgroup.volume()),
+                                   static_cast<std::int64_t>(d.result.threadgroup_memory_bytes));
     if (dispatch.occupancy.refused) {
       throw InputError(fmt::format("{} refuses {}: {}", device.name, d.kernel,
                                    dispatch.occupancy.refusal_reason));
@@ -306,11 +304,8 @@ KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunReque
   kernels::GemmProblem p = request.problem;
   if (report.kernel.family == kernels::GemmFamily::kMarlinFp4Striped && p.num_threadgroups == 0) {
     // One full wave: every core holds as many threadgroups as its occupancy rule admits.
-    analytic::OccupancyQuery query;
-    query.threads_per_threadgroup = static_cast<int>(report.kernel.threads_x);
-    query.threadgroup_memory_bytes = report.kernel.threadgroup_bytes;
-    const analytic::OccupancyResult occupancy =
-        analytic::compute_occupancy(query, analytic::occupancy_spec_of(device));
+    const analytic::OccupancyResult occupancy = analytic::launch_occupancy(
+        device, static_cast<int>(report.kernel.threads_x), report.kernel.threadgroup_bytes);
     p.num_threadgroups = static_cast<std::uint32_t>(
         std::max<std::int64_t>(1, occupancy.resident_threadgroups * device.gpu.cores));
   }

@@ -19,10 +19,8 @@ VariantRow variant_row(const model::DeviceSpec& device, const analytic::Tile& ti
   options.simdgroups = kAnalysisSimdgroups;
   row.budget = analytic::threadgroup_memory_budget(tile, variant, options, device.limits);
   if (row.budget.refused) return row;
-  analytic::OccupancyQuery query;
-  query.threads_per_threadgroup = kAnalysisSimdgroups * device.gpu.simd_width;
-  query.threadgroup_memory_bytes = row.budget.total_bytes;
-  row.occupancy = analytic::compute_occupancy(query, analytic::occupancy_spec_of(device));
+  row.occupancy = analytic::launch_occupancy(device, kAnalysisSimdgroups * device.gpu.simd_width,
+                                             row.budget.total_bytes);
   if (!row.occupancy.refused && row.occupancy.resident_threadgroups > 0) {
     const analytic::GemmGrid grid =
         analytic::gemm_grid(kWaveExampleDim, kWaveExampleDim, tile.tm, tile.tn);
