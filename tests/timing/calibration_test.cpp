@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "kernels/calibration/calibration_launch.h"
+#include "kernels/calibration/calibration_params.h"
 #include "kernels/calibration/threadgroup_bank_expectation.h"
 #include "model/device/profile_loader.h"
 
@@ -73,6 +75,32 @@ TEST(ThreadgroupBankExpectation, ClassicRuleByHand) {
 
 // An empty kernel takes exactly the dispatch overhead, converted to cycles by hand: m1 runs at
 // 1,278 MHz, 2 us of dispatch = 2,556 cycles; a new command buffer adds 10 us = 12,780 cycles.
+// One simdgroup issuing N dependent and N independent FMAs, through the engine and the timing
+// model, exactly. With the m4max profile (FP32 FMA throughput 1, latency 6; integer add and
+// compare throughput 1), each repetition of calib_fp32_fma_dependent adds one chain of 256 FMAs:
+// 256 x 6 = 1536 cycles. calib_fp32_fma_independent runs eight chains of 32 per repetition
+// (32 x 6 = 192 cycles, less than its issue), so a repetition adds its 256 issue cycles plus the
+// loop's increment and compare: 258.
+TEST(CalibrationLaunch, DependentAndIndependentFmasCostExactCycles) {
+  const model::DeviceSpec m4max = model::load_device("m4max");
+  ASSERT_EQ(m4max.pipes.fp32_fma.throughput_cycles, 1);
+  ASSERT_EQ(m4max.pipes.fp32_fma.latency_cycles, 6);
+  ASSERT_EQ(m4max.pipes.int_add.throughput_cycles, 1);
+  ASSERT_EQ(m4max.pipes.fp_cmp_select.throughput_cycles, 1);
+  const auto cycles = [&](const char* kernel, std::uint32_t reps) {
+    std::vector<float> out(32);
+    CalibParams params{reps, 0, 1.0F, -12345.0F};
+    CalibLaunch launch{kernel, {1, 1, 1}, {32, 1, 1}, {}, false};
+    launch.buffers[0] = {out.data(), out.size() * sizeof(float)};
+    launch.buffers[1] = {&params, sizeof(params)};
+    return launch_cycles(m4max, launch);
+  };
+  EXPECT_EQ(cycles("calib_fp32_fma_dependent", 16) - cycles("calib_fp32_fma_dependent", 8),
+            8 * 256 * 6);
+  EXPECT_EQ(cycles("calib_fp32_fma_independent", 16) - cycles("calib_fp32_fma_independent", 8),
+            8 * (256 + 2));
+}
+
 TEST(CalibrationLaunch, EmptyKernelCostsExactlyTheOverheads) {
   const model::DeviceSpec m1 = model::load_device("m1");
   CalibLaunch launch{"calib_empty", {1, 1, 1}, {32, 1, 1}, {}, false};
