@@ -56,6 +56,16 @@ struct AluWork {
   // The newest trace op (a shuffle or reduction) whose result a counted instruction of this
   // work consumed (ValueTag::producer); -1: none.
   std::int32_t producer = -1;
+
+  // Back to no work, touching only the kinds that had some.
+  void clear() {
+    for (; kinds != 0; kinds &= kinds - 1) {
+      const auto k = static_cast<std::size_t>(std::countr_zero(kinds));
+      count[k] = 0;
+      chain[k] = 0;
+    }
+    producer = -1;
+  }
 };
 
 // Where a register value sits in its lane's dependent chains: the ALU segment it was computed
@@ -149,13 +159,7 @@ MARLIN_HOOK ValueTag chain_result(LaneContext& lane, AluKind kind, std::uint32_t
 
 // Ends the lane's ALU segment: its counts were taken (flushed or recorded elsewhere).
 inline void clear_alu(LaneContext& lane) {
-  for (std::uint32_t kinds = lane.alu.kinds; kinds != 0; kinds &= kinds - 1) {
-    const auto k = static_cast<std::size_t>(std::countr_zero(kinds));
-    lane.alu.count[k] = 0;
-    lane.alu.chain[k] = 0;
-  }
-  lane.alu.kinds = 0;
-  lane.alu.producer = -1;
+  lane.alu.clear();
   ++lane.segment;
 }
 

@@ -538,19 +538,14 @@ void ThreadgroupRun::flush_alu(LaneContext& lane) {
 
 void ThreadgroupRun::flush_counts(AluWork& work, std::vector<LaneEvent>& events) {
   // One event per kind with work (or per 65535 instructions), in AluKind order.
-  std::uint32_t kinds = work.kinds;
-  if (kinds == 0) return;
-  work.kinds = 0;
-  for (; kinds != 0; kinds &= kinds - 1) {
+  for (std::uint32_t kinds = work.kinds; kinds != 0; kinds &= kinds - 1) {
     const auto k = static_cast<std::size_t>(std::countr_zero(kinds));
     const std::uint32_t count = work.count[k];
     const std::uint32_t chain = work.chain[k];
-    work.count[k] = 0;
-    work.chain[k] = 0;
     out_.stats.alu_lane_ops[k] += count;
     if (!tracing_) continue;
     const auto kind = static_cast<AluKind>(k);
-    if (count <= 0xFFFFu) {  // one event, the common case
+    if (count <= 0xFFFFu) {  // one event, the common case (no callback on the hot path)
       events.push_back(LaneEvent::alu(kind, static_cast<std::uint16_t>(count),
                                       static_cast<std::uint16_t>(std::min(chain, count)),
                                       work.producer));
@@ -560,7 +555,7 @@ void ThreadgroupRun::flush_counts(AluWork& work, std::vector<LaneEvent>& events)
       events.push_back(LaneEvent::alu(kind, n, c, work.producer));
     });
   }
-  work.producer = -1;
+  work.clear();
 }
 
 void ThreadgroupRun::note_arrival(SimdgroupRun& sg, LaneContext& lane) {

@@ -62,14 +62,6 @@ MARLIN_HOOK constexpr auto in_float(const T& x) {
     return x;
   }
 }
-template <class R, class V>
-MARLIN_HOOK constexpr R round_to(V v) {
-  if constexpr (std::is_same_v<R, half>) {
-    return half::round(static_cast<float>(v));
-  } else {
-    return static_cast<R>(v);
-  }
-}
 template <class A, class B>
 concept CountedArgs = CountedOperand<A> && CountedOperand<B> &&
     (kIsCounted<std::remove_cvref_t<A>> || kIsCounted<std::remove_cvref_t<B>>);
@@ -248,7 +240,7 @@ struct counted {
       : v(detail::convert_silently<T>(x.v)), tag(detail::converted_tag<U, T>(x.tag)) {}
   template <class H>
   requires(std::is_same_v<H, half> && !std::is_same_v<T, half>) constexpr counted(H h)  // NOLINT
-      : v(static_cast<T>(h.to_float())),
+      : v(detail::convert_silently<T>(h)),
         tag(detail::count_chained(marlin::sim::AluKind::kConvert)) {}
   // From a class explicitly convertible to T (static_cast<ulong>(simd_ballot(...))).
   template <class U>
@@ -323,28 +315,28 @@ using counted_half = counted<half>;
 // ---- binary operators: exact matches for any mix with at least one counted operand --------
 // Operands read through pointers are loaded first, so the instruction follows its loads in
 // the trace.
-#define MARLIN_COUNTED_BINARY(op, family)                                                          \
-  template <class A, class B>                                                                      \
-  requires detail::CountedArgs<A, B> MARLIN_HOOK constexpr auto operator op(const A& a,            \
-                                                                            const B& b) {          \
-    using PA = detail::operand_t<A>;                                                               \
-    using PB = detail::operand_t<B>;                                                               \
-    using R = decltype(PA {} op PB{});                                                             \
-    const PA pa = detail::plain(a);                                                                \
-    const PB pb = detail::plain(b);                                                                \
-    if constexpr (detail::kInvolvesHalf<PA, PB>) {                                                 \
-      const marlin::sim::ValueTag t =                                                              \
-          detail::count_chained(detail::counted_kind<R>(detail::CountedFamily::family),            \
-                                detail::tag_of(a), detail::tag_of(b));                             \
-      return counted<R>::tagged(detail::round_to<R>(detail::in_float(pa) op detail::in_float(pb)), \
-                                t);                                                                \
-    } else {                                                                                       \
-      const marlin::sim::ValueTag ta = detail::operand_tag<R>(a);                                  \
-      const marlin::sim::ValueTag tb = detail::operand_tag<R>(b);                                  \
-      const marlin::sim::ValueTag t =                                                              \
-          detail::count_chained(detail::counted_kind<R>(detail::CountedFamily::family), ta, tb);   \
-      return counted<R>::tagged(static_cast<R>(pa op pb), t);                                      \
-    }                                                                                              \
+#define MARLIN_COUNTED_BINARY(op, family)                                                        \
+  template <class A, class B>                                                                    \
+  requires detail::CountedArgs<A, B> MARLIN_HOOK constexpr auto operator op(const A& a,          \
+                                                                            const B& b) {        \
+    using PA = detail::operand_t<A>;                                                             \
+    using PB = detail::operand_t<B>;                                                             \
+    using R = decltype(PA {} op PB{});                                                           \
+    const PA pa = detail::plain(a);                                                              \
+    const PB pb = detail::plain(b);                                                              \
+    if constexpr (detail::kInvolvesHalf<PA, PB>) {                                               \
+      const marlin::sim::ValueTag t =                                                            \
+          detail::count_chained(detail::counted_kind<R>(detail::CountedFamily::family),          \
+                                detail::tag_of(a), detail::tag_of(b));                           \
+      return counted<R>::tagged(                                                                 \
+          detail::convert_silently<R>(detail::in_float(pa) op detail::in_float(pb)), t);         \
+    } else {                                                                                     \
+      const marlin::sim::ValueTag ta = detail::operand_tag<R>(a);                                \
+      const marlin::sim::ValueTag tb = detail::operand_tag<R>(b);                                \
+      const marlin::sim::ValueTag t =                                                            \
+          detail::count_chained(detail::counted_kind<R>(detail::CountedFamily::family), ta, tb); \
+      return counted<R>::tagged(static_cast<R>(pa op pb), t);                                    \
+    }                                                                                            \
   }
 MARLIN_COUNTED_BINARY(+, kAdd)
 MARLIN_COUNTED_BINARY(-, kAdd)
