@@ -123,6 +123,9 @@ void LaunchReplay::index_traces() {
         throw InputError(at() + ": accesses beyond the simdgroup's access list");
       }
     }
+    if (!sg.ops.empty() && pipe_of(sg.ops.front()) == Pipe::kThreadgroupMemory) {
+      first_op_threadgroup_memory_ = true;
+    }
     done_offset_[i] = total_ops;
     total_ops += sg.ops.size();
   }

@@ -146,10 +146,19 @@ class LaunchReplay {
   // least 1) cycles after `t`, all before `horizon`, in O(1) when there is no event sink.
   void batch_alu_run(int core, int scheduler, int local, Cycles t, Cycles throughput,
                      Cycles horizon);
-  // Earliest cycle at which another simdgroup of the scheduler may become eligible, given that
-  // `local` issues only compute instructions until then: `t` if that cannot be bounded (a slot
-  // that a dispatch may refill, a simdgroup of another threadgroup held at a barrier).
-  [[nodiscard]] Cycles alu_run_horizon(int core, int scheduler, int local, Cycles t) const;
+  // Bounds on the other simdgroups of the scheduler while `local` issues only compute
+  // instructions, from `t` on; `t` where a bound cannot be given (a slot that a dispatch may
+  // refill, a simdgroup of another threadgroup held at a barrier).
+  struct RunHorizons {
+    Cycles any;  // earliest cycle another simdgroup may become eligible
+    // Earliest cycle another simdgroup may be chosen over `local` in a cycle where `local` is
+    // eligible too: older ones (oldest first) and threadgroup-memory ops (the grant). Until
+    // then, `local` issuing in consecutive cycles leaves no cycle to the others.
+    Cycles preempt;
+  };
+  [[nodiscard]] RunHorizons run_horizons(int core, int scheduler, int local, Cycles t) const;
+  // The pipe `op` issues to (kThreadgroupMemory for ops that access threadgroup memory).
+  [[nodiscard]] Pipe pipe_of(const sim::TraceOp& op) const;
   void prepare_next(int core, int local, Cycles order_ready);
   void finish_simdgroup(int core, int local, Cycles end);
   void arrive_at_barrier(int core, int local, Cycles t);
@@ -204,6 +213,9 @@ class LaunchReplay {
   Cycles last_end_;
   std::int64_t resident_sg_cycles_ = 0;
 
+  // Some simdgroup's first op uses the threadgroup-memory pipe (a newly dispatched simdgroup
+  // may then win the grant at once).
+  bool first_op_threadgroup_memory_ = false;
   std::vector<std::int32_t> trace_of_;    // (threadgroup * sgs_per_tg + simdgroup) -> trace or -1
   std::vector<std::size_t> done_offset_;  // per trace: first entry in done_
   std::vector<Cycles> done_;

@@ -224,21 +224,22 @@ void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
     g.dep_class = OpCosts::wait_class(g.ops[op.dep]);
   }
   g.ready_at = std::max(order_ready, g.dep_ready);
+  g.pipe = pipe_of(op);
+}
+
+Pipe LaunchReplay::pipe_of(const sim::TraceOp& op) const {
   switch (op.op) {
     case sim::OpClass::kAlu:
-      g.pipe = device_.costs->alu(op.kind).pipe;
-      break;
+      return device_.costs->alu(op.kind).pipe;
     case sim::OpClass::kShuffle:
     case sim::OpClass::kReduction:
     case sim::OpClass::kVote:
     case sim::OpClass::kMatrixMultiply:
     case sim::OpClass::kMatrixFill:
     case sim::OpClass::kMatrixCopy:
-      g.pipe = device_.costs->compute(op).pipe;
-      break;
+      return device_.costs->compute(op).pipe;
     default:
-      g.pipe = OpCosts::uses_threadgroup_memory(op) ? Pipe::kThreadgroupMemory : Pipe::kNone;
-      break;
+      return OpCosts::uses_threadgroup_memory(op) ? Pipe::kThreadgroupMemory : Pipe::kNone;
   }
 }
 

@@ -10,6 +10,14 @@
 // other simdgroups' eligibility only grows while they do not issue, so issuing them early
 // changes nothing else. Memory ops, barriers and the trace's last instruction (which ends the
 // simdgroup) affect other simdgroups and are left to the normal path, at their own cycle.
+//
+// Other simdgroups may be eligible too, as long as the simdgroup issues in consecutive cycles
+// and none of them would be chosen over it: then the scheduler has no cycle to give them.
+// Chosen over it can be an older simdgroup (oldest first; the greedy policy keeps the
+// simdgroup that issued last) and a threadgroup-memory op holding the core's grant. A younger
+// simdgroup cannot issue, so it cannot reach a threadgroup-memory op either, unless it sits
+// at one now, after the barrier it waits at, or as the first op of a threadgroup that a
+// dispatch may bring.
 #include <algorithm>
 #include <limits>
 
@@ -17,29 +25,49 @@
 #include "model/timing/launch_replay.h"
 
 namespace marlin::timing {
+namespace {
 
-Cycles LaunchReplay::alu_run_horizon(int core, int k, int local, Cycles t) const {
+constexpr Cycles kNeverIssue(std::numeric_limits<std::int64_t>::max() / 4);
+
+}  // namespace
+
+LaunchReplay::RunHorizons LaunchReplay::run_horizons(int core, int k, int local, Cycles t) const {
   const Scheduler& s = scheduler(core, k);
+  const SimdgroupSlot& own = sg(core, local);
+  const bool oldest_first = device_.policy == IssuePolicy::kOldestFirst;
   const bool may_dispatch = next_threadgroup_ < total_threadgroups_;
   const int own_slot = local / sgs_per_tg_;
-  Cycles horizon(std::numeric_limits<std::int64_t>::max() / 4);
+  RunHorizons h{kNeverIssue, kNeverIssue};
   for (int other = k; other < slots_per_core_; other += schedulers_) {
     if (other == local) continue;
     const SimdgroupSlot& g = sg(core, other);
     // The threadgroup of `local` can neither end nor pass a barrier before the run ends.
-    const bool same_threadgroup = other / sgs_per_tg_ == own_slot;
+    if (other / sgs_per_tg_ == own_slot && (!g.live || g.blocked)) continue;
     if (!g.live) {
-      if (may_dispatch && !same_threadgroup) return t;  // a new threadgroup may come
+      if (!may_dispatch) continue;
+      // A threadgroup may come; its simdgroups are younger than `local`.
+      h.any = t;
+      if (first_op_threadgroup_memory_) return {t, t};
       continue;
     }
+    const bool older = oldest_first && g.age < own.age;
     if (g.blocked) {
-      if (!same_threadgroup) return t;  // its barrier may release at any cycle
+      // Its barrier may release at any cycle; then it issues the op after the barrier, or
+      // finishes and a younger threadgroup may come.
+      h.any = t;
+      const bool last = g.pc + 1 >= g.op_count;
+      if (older || (last && may_dispatch && first_op_threadgroup_memory_) ||
+          (!last && pipe_of(g.ops[g.pc + 1]) == Pipe::kThreadgroupMemory)) {
+        return {t, t};
+      }
       continue;
     }
     // Its readiness is fixed until it issues, and the pipes only get busier.
-    horizon = std::min(horizon, eligible(g, core, s));
+    const Cycles e = eligible(g, core, s);
+    h.any = std::min(h.any, e);
+    if (older || g.pipe == Pipe::kThreadgroupMemory) h.preempt = std::min(h.preempt, e);
   }
-  return horizon;
+  return h;
 }
 
 void LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, Cycles throughput,
@@ -79,7 +107,7 @@ void LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, Cycles th
 void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
   SimdgroupSlot& g = sg(core, local);
   Scheduler& s = scheduler(core, k);
-  Cycles horizon(-1);  // computed when first needed
+  RunHorizons horizon{Cycles(-1), Cycles(-1)};  // computed when first needed
   while (g.live && !g.blocked) {
     const sim::TraceOp& op = g.ops[g.pc];
     if (!sim::is_compute(op.op)) return;  // its issue touches only the simdgroup
@@ -89,14 +117,16 @@ void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
             : 1;
     // The trace's last instruction finishes the simdgroup: leave it to the normal path.
     if (left == 1 && g.pc + 1 >= g.op_count) return;
-    if (horizon < Cycles(0)) horizon = alu_run_horizon(core, k, local, t);
+    if (horizon.any < Cycles(0)) horizon = run_horizons(core, k, local, t);
     const Cycles at = eligible(g, core, s);
-    if (at >= horizon) return;
+    if (at >= (at == s.last_issue + Cycles(1) ? horizon.preempt : horizon.any)) return;
     if (op.op == sim::OpClass::kAlu && g.run_left > 1) {
-      // Inside a run: the rest but its last instruction in one step.
+      // Inside a run: the rest but its last instruction in one step; one per cycle, they
+      // leave no cycle to the other simdgroups.
       const Cycles throughput = device_.costs->alu(op.kind).throughput;
       const Cycles before = s.last_issue;
-      batch_alu_run(core, k, local, s.last_issue, throughput, horizon);
+      batch_alu_run(core, k, local, s.last_issue, throughput,
+                    throughput <= Cycles(1) ? horizon.preempt : horizon.any);
       if (s.last_issue != before) continue;
     }
     s.last_issue = at;

@@ -32,11 +32,18 @@ class Random {
 
 // One simdgroup's ops: ALU runs (count 1..60) mixed with memory ops, matrix multiplies and
 // simdgroup barriers, plus `barriers` threadgroup barriers at pseudo-random places. ALU ops
-// depend on the newest earlier load, as the engine's rule says.
-void fill_simdgroup(sim::SimdgroupTrace& sg, int barriers, Random& random, std::uint32_t tg) {
+// depend on the newest earlier load, as the engine's rule says. With `lead_with_load`, the
+// first op is a threadgroup load (a newly dispatched simdgroup then competes for the
+// threadgroup-memory pipe at once).
+void fill_simdgroup(sim::SimdgroupTrace& sg, int barriers, Random& random, std::uint32_t tg,
+                    bool lead_with_load) {
   const int ops = 4 + static_cast<int>(random.below(20));
   std::int32_t last_load = -1;
   int barriers_left = barriers;
+  if (lead_with_load) {
+    testing::add_memory_op(sg, OpClass::kThreadgroupLoad, sim::kThreadgroupBufferId, 0, 4, 4);
+    last_load = 0;
+  }
   for (int i = 0; i < ops || barriers_left > 0; ++i) {
     const auto index = static_cast<std::int32_t>(sg.ops.size());
     const std::uint32_t what = random.below(16);
@@ -68,16 +75,20 @@ void fill_simdgroup(sim::SimdgroupTrace& sg, int barriers, Random& random, std::
   }
 }
 
-sim::LaunchTrace random_launch(std::uint64_t seed) {
+// Up to `max_groups` threadgroups of 1 to 8 simdgroups; in a third of the launches some
+// simdgroups start with a threadgroup load.
+sim::LaunchTrace random_launch(std::uint64_t seed, std::uint32_t max_groups) {
   Random random(seed);
-  const std::uint32_t groups = 1 + random.below(10);
+  const std::uint32_t groups = 1 + random.below(max_groups);
   const std::uint32_t simdgroups = 1 + random.below(8);
+  const bool loads_first = random.below(3) == 0;
   sim::LaunchTrace launch = testing::launch_of(groups, 32 * simdgroups);
   for (std::uint32_t tg = 0; tg < groups; ++tg) {
     const int barriers = static_cast<int>(random.below(3));
     for (std::uint32_t s = 0; s < simdgroups; ++s) {
       if (random.below(8) == 0) continue;  // a simdgroup without a trace
-      fill_simdgroup(testing::add_simdgroup(launch, tg, s), barriers, random, tg);
+      const bool lead_with_load = loads_first && random.below(2) == 0;
+      fill_simdgroup(testing::add_simdgroup(launch, tg, s), barriers, random, tg, lead_with_load);
     }
   }
   return launch;
@@ -109,11 +120,15 @@ SinkLog log_of(const testing::RecordingSink& sink) {
   return log;
 }
 
+// Seeds 1-60: up to 10 threadgroups, 1-3 resident per core. Seeds 61-300: up to 24, 1-4
+// resident (several waves on the 2-core device; up to 8 simdgroups per scheduler, of
+// different ages, some held at barriers while others run).
 TEST(AluRunBatching, SameResultsAsOneInstructionPerStep) {
   int compared = 0;
-  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
-    const sim::LaunchTrace launch = random_launch(seed);
-    const int resident = 1 + static_cast<int>(seed % 3);
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const bool dense = seed > 60;
+    const sim::LaunchTrace launch = random_launch(seed, dense ? 24 : 10);
+    const int resident = 1 + static_cast<int>(seed % (dense ? 4 : 3));
     const LaunchInput input = testing::input_of(launch, resident);
     const IssuePolicy policy =
         seed % 2 == 0 ? IssuePolicy::kOldestFirst : IssuePolicy::kGreedyThenOldest;
@@ -134,7 +149,7 @@ TEST(AluRunBatching, SameResultsAsOneInstructionPerStep) {
     EXPECT_EQ(GpuTimingModel(device, batched).run(input), a) << "seed " << seed;
     ++compared;
   }
-  EXPECT_EQ(compared, 60);
+  EXPECT_EQ(compared, 300);
 }
 
 // A lone simdgroup's run is issued in one step: 40 FP32 FMAs (throughput 2, latency 6) take

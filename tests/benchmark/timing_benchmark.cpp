@@ -1,0 +1,84 @@
+// Google Benchmark of the timing model: the replay of one engine trace of
+// marlin_gemm_fused_fp4 (tile 64x64x32, FP4 weights in groups of 128) on the m4max profile.
+// The trace is recorded once; each iteration replays it from a cold device.
+//
+// items = simdgroup instructions replayed (an ALU run of n counts n). Two shapes:
+// - decode (M = 16, N = 2048, K = 512): 32 threadgroups on 40 cores, one simdgroup per
+//   scheduler, as in a full-fidelity decode run;
+// - prefill (M = 256, N = 1024, K = 256): 64 threadgroups on a 1-core device, 13 resident,
+//   13 simdgroups per scheduler competing for issue, as in a sampled slice.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/host/quantize.h"
+#include "kernels/host/test_inputs.h"
+#include "kernels/launch/gemm_runner.h"
+#include "kernels/launch/kernel_catalog.h"
+#include "model/analytic/occupancy.h"
+#include "model/device/profile_loader.h"
+#include "model/timing/gpu_timing_model.h"
+
+namespace {
+
+using namespace marlin;
+
+struct RecordedRun {
+  kernels::GemmRun run;
+  timing::LaunchInput input;
+};
+
+// The engine's trace of the fused kernel on `problem`, with the occupancy rule's residency.
+RecordedRun record(const model::DeviceSpec& device, const kernels::GemmProblem& problem) {
+  const kernels::GemmKernel kernel =
+      kernels::find_gemm_kernel("marlin_gemm_fused_fp4", kernels::find_marlin_tile("64x64x32"));
+  kernels::RandomInputs random(1);
+  const std::vector<kernels::Half> a = random.uniform_half(problem.m * problem.k);
+  const std::vector<float> w = random.normal_float(problem.k * problem.n, 0.5);
+  const kernels::PackedWeights packed =
+      kernels::quantize_weights(w, problem.k, problem.n, {kernel.weights, 128});
+  kernels::GemmOperands operands;
+  operands.a = a;
+  operands.weights = &packed;
+  RecordedRun out;
+  out.run = kernels::run_gemm(kernel, problem, operands, {1024, 32768}, sim::LaunchOptions{});
+  const kernels::GemmDispatch& main = out.run.dispatches.back();
+  const analytic::OccupancyResult occupancy =
+      analytic::launch_occupancy(device, static_cast<int>(main.threads_per_threadgroup.volume()),
+                                 static_cast<std::int64_t>(main.result.threadgroup_memory_bytes));
+  out.input.trace = &main.result.trace;
+  out.input.resident_threadgroups_per_core = static_cast<int>(occupancy.resident_threadgroups);
+  return out;
+}
+
+void replay(benchmark::State& state, const model::DeviceSpec& device, const RecordedRun& recorded) {
+  const timing::GpuTimingModel model(device);
+  std::int64_t instructions = 0;
+  for (auto _ : state) {
+    const timing::TimingResult result = model.run(recorded.input);
+    instructions = result.instructions;
+    benchmark::DoNotOptimize(result.total_cycles);
+  }
+  state.SetItemsProcessed(state.iterations() * instructions);
+}
+
+void BM_TimingReplayDecode(benchmark::State& state) {
+  static const model::DeviceSpec device = model::load_device("m4max");
+  static const RecordedRun recorded = record(device, {.m = 16, .n = 2048, .k = 512});
+  replay(state, device, recorded);
+}
+BENCHMARK(BM_TimingReplayDecode)->Unit(benchmark::kMillisecond);
+
+void BM_TimingReplayOneCorePrefill(benchmark::State& state) {
+  static const model::DeviceSpec device = [] {
+    model::DeviceSpec d = model::load_device("m4max");
+    d.gpu.cores = 1;
+    return d;
+  }();
+  static const RecordedRun recorded = record(device, {.m = 256, .n = 1024, .k = 256});
+  replay(state, device, recorded);
+}
+BENCHMARK(BM_TimingReplayOneCorePrefill)->Unit(benchmark::kMillisecond);
+
+}  // namespace
