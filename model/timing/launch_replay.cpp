@@ -1,6 +1,7 @@
 #include "model/timing/launch_replay.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <string>
 
@@ -85,8 +86,12 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
 void LaunchReplay::index_traces() {
   const auto& grid = trace_.threadgroups_per_grid;
   trace_of_.assign(static_cast<std::size_t>(total_threadgroups_) * sgs_per_tg_, -1);
-  done_offset_.resize(trace_.simdgroups.size());
-  std::size_t total_ops = 0;
+  // Completion cycles: a ring of the newest ops per simdgroup slot, as long as the deps of
+  // every trace reach back less than kMaxRecentOps; a trace whose deps reach further gets an
+  // array of its own.
+  done_offset_.assign(trace_.simdgroups.size(), kInRing);
+  std::size_t own_ops = 0;
+  std::uint32_t ring_reach = 1;
   for (std::size_t i = 0; i < trace_.simdgroups.size(); ++i) {
     const sim::SimdgroupTrace& sg = trace_.simdgroups[i];
     const auto name = [&] {  // built only for an error message
@@ -105,12 +110,14 @@ void LaunchReplay::index_traces() {
     std::int32_t& slot = trace_of_[linear * static_cast<std::uint64_t>(sgs_per_tg_) + sg.simdgroup];
     if (slot >= 0) throw InputError(name() + ": appears twice");
     slot = static_cast<std::int32_t>(i);
+    std::size_t reach = 1;  // ops back the deps reach, plus one
     for (std::size_t k = 0; k < sg.ops.size(); ++k) {
       const sim::TraceOp& op = sg.ops[k];
       const auto at = [&] { return name() + " op " + std::to_string(k); };
       if (op.dep >= static_cast<std::int64_t>(k)) {
         throw InputError(at() + ": dep " + std::to_string(op.dep) + " is not an earlier op");
       }
+      if (op.dep >= 0) reach = std::max(reach, k - static_cast<std::size_t>(op.dep) + 1);
       if (op.op == sim::OpClass::kAlu && op.kind >= sim::kAluKindCount) {
         throw InputError(at() + ": ALU kind " + std::to_string(op.kind) + " is unknown");
       }
@@ -126,10 +133,17 @@ void LaunchReplay::index_traces() {
     if (!sg.ops.empty() && pipe_of(sg.ops.front()) == Pipe::kThreadgroupMemory) {
       first_op_threadgroup_memory_ = true;
     }
-    done_offset_[i] = total_ops;
-    total_ops += sg.ops.size();
+    if (reach <= kMaxRecentOps) {
+      ring_reach = std::max(ring_reach, static_cast<std::uint32_t>(reach));
+    } else {
+      done_offset_[i] = own_ops;
+      own_ops += sg.ops.size();
+    }
   }
-  done_.assign(total_ops, Cycles(0));
+  done_.assign(own_ops, Cycles(0));
+  recent_mask_ = std::bit_ceil(ring_reach) - 1;
+  recent_done_.assign(static_cast<std::size_t>(cores_ * slots_per_core_) * (recent_mask_ + 1),
+                      Cycles(0));
 }
 
 LaunchResult LaunchReplay::run() {
@@ -258,7 +272,15 @@ void LaunchReplay::start_threadgroup(int core, int slot, Cycles t) {
       s.ops = trace.ops.data();
       s.accesses = trace.accesses.data();
       s.op_count = static_cast<std::uint32_t>(trace.ops.size());
-      s.done = done_.data() + done_offset_[static_cast<std::size_t>(trace_index)];
+      const std::size_t own = done_offset_[static_cast<std::size_t>(trace_index)];
+      if (own == kInRing) {
+        s.done = recent_done_.data() +
+                 static_cast<std::size_t>(core * slots_per_core_ + local) * (recent_mask_ + 1);
+        s.done_mask = recent_mask_;
+      } else {
+        s.done = done_.data() + own;
+        s.done_mask = ~std::uint32_t{0};
+      }
     }
     s.live = true;
     s.age = next_age_++;

@@ -63,7 +63,10 @@ class LaunchReplay {
   struct SimdgroupSlot {
     const sim::TraceOp* ops = nullptr;
     const sim::MemAccess* accesses = nullptr;
-    Cycles* done = nullptr;  // completion cycle per op (this launch's completion array)
+    // Completion cycle of op i at done[i & done_mask]: the newest ops (a ring of the slot) or
+    // every op of the trace.
+    Cycles* done = nullptr;
+    std::uint32_t done_mask = 0;
     std::uint32_t op_count = 0;
     std::uint32_t pc = 0;
     std::uint32_t run_left = 0;  // ALU instructions of ops[pc] still to issue (0: not started)
@@ -216,9 +219,14 @@ class LaunchReplay {
   // Some simdgroup's first op uses the threadgroup-memory pipe (a newly dispatched simdgroup
   // may then win the grant at once).
   bool first_op_threadgroup_memory_ = false;
-  std::vector<std::int32_t> trace_of_;    // (threadgroup * sgs_per_tg + simdgroup) -> trace or -1
-  std::vector<std::size_t> done_offset_;  // per trace: first entry in done_
-  std::vector<Cycles> done_;
+  std::vector<std::int32_t> trace_of_;  // (threadgroup * sgs_per_tg + simdgroup) -> trace or -1
+  // Deps reaching back at most this many ops are served by the slot's ring.
+  static constexpr std::size_t kMaxRecentOps = 4096;
+  static constexpr std::size_t kInRing = ~std::size_t{0};
+  std::vector<std::size_t> done_offset_;  // per trace: first entry in done_, or kInRing
+  std::vector<Cycles> done_;              // traces whose deps reach further than the ring
+  std::uint32_t recent_mask_ = 0;         // ring size - 1 (a power of two)
+  std::vector<Cycles> recent_done_;       // per simdgroup slot: its ring
   std::vector<SimdgroupSlot> sgs_;
   std::vector<ThreadgroupSlot> tgs_;
   std::vector<Scheduler> scheds_;

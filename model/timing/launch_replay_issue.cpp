@@ -200,7 +200,7 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
       order_ready = std::max(order_ready, done);
       break;
   }
-  g.done[g.pc] = done;
+  g.done[g.pc & g.done_mask] = done;
   if (done > g.last_done) {
     g.last_done = done;
     g.last_done_class = OpCosts::wait_class(op);
@@ -220,7 +220,7 @@ void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
   const sim::TraceOp& op = g.ops[g.pc];
   g.dep_ready = Cycles(0);
   if (op.dep >= 0) {
-    g.dep_ready = g.done[op.dep];
+    g.dep_ready = g.done[static_cast<std::uint32_t>(op.dep) & g.done_mask];
     g.dep_class = OpCosts::wait_class(g.ops[op.dep]);
   }
   g.ready_at = std::max(order_ready, g.dep_ready);
@@ -290,7 +290,7 @@ void LaunchReplay::check_release(int core, int slot) {
     SimdgroupSlot& g = sg(core, local);
     if (!g.live || !g.blocked) continue;
     g.blocked = false;
-    g.done[g.pc] = release;
+    g.done[g.pc & g.done_mask] = release;
     if (release > g.last_done) {
       g.last_done = release;
       g.last_done_class = StallClass::kBarrierWait;

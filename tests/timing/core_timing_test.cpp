@@ -132,6 +132,26 @@ TEST(CoreTimingTest, ChainCountsFromItsSegmentsFirstIssue) {
   EXPECT_EQ(model.run(input_of(apart)).total_cycles, Cycles(kNoStartCost + 12 + 24));
 }
 
+// The replay keeps the completion cycles of a slot's newest ops in a ring (4096 entries at
+// most); a trace whose deps reach further back keeps them all. Here op 4097 depends on op 0,
+// and op 4096, a load of a cold line, would share op 0's place in a ring of 4096. Int adds
+// (throughput 1, latency 3) issue one per cycle: ops 0..4096 at cycles 0..4096, op 4097 at
+// 4097 (op 0 completed at 3), the last of the 2000 adds after it at 6097, done at 6100; the
+// load (issued at 4096) is back long before that. Had op 4097 waited for the load, it would
+// start at 4096 + the load's latency instead.
+TEST(CoreTimingTest, DepBeyondTheRingWaitsForItsOwnOp) {
+  constexpr int kBefore = 4096;
+  constexpr int kAfter = 2000;
+  sim::LaunchTrace launch = launch_of(1, 32);
+  sim::SimdgroupTrace& sg = add_simdgroup(launch, 0, 0);
+  for (int i = 0; i < kBefore; ++i) sg.ops.push_back(alu_op(AluKind::kIntAdd, 1));
+  testing::add_memory_op(sg, OpClass::kDeviceLoad, 0, 0, 4, 4);
+  sg.ops.push_back(alu_op(AluKind::kIntAdd, 1, 0));
+  for (int i = 0; i < kAfter; ++i) sg.ops.push_back(alu_op(AluKind::kIntAdd, 1));
+  const TimingResult r = GpuTimingModel(testing::test_device()).run(input_of(launch));
+  EXPECT_EQ(r.total_cycles, Cycles(kNoStartCost + kBefore + 1 + kAfter + 3));
+}
+
 TEST(CoreTimingTest, IndependentMatrixMultipliesOnOneScheduler) {
   constexpr int kM = 8;
   constexpr std::int64_t kMmaThroughput = 17;
