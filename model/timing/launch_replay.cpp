@@ -125,8 +125,7 @@ void LaunchReplay::index_traces() {
         throw InputError(at() + ": ALU chain " + std::to_string(op.chain) +
                          " is longer than its run of " + std::to_string(op.count));
       }
-      if (sim::has_accesses(op.op) &&
-          static_cast<std::uint64_t>(op.first_access) + op.count > sg.accesses.size()) {
+      if (sim::has_accesses(op.op) && !sim::accesses_in_range(sg.accesses, op)) {
         throw InputError(at() + ": accesses beyond the simdgroup's access list");
       }
     }

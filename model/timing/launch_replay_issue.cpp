@@ -308,22 +308,20 @@ void LaunchReplay::check_release(int core, int slot) {
 Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses,
                                    Cycles t, bool is_write) {
   Cycles done = t;
-  const sim::MemAccess* a = accesses + op.first_access;
-  std::size_t remaining = op.count;
-  while (remaining > 0) {
-    const std::size_t n = std::min(remaining, kChunk);
+  const sim::MemAccess* stored = accesses + op.first_access;
+  for (std::uint32_t from = 0; from < op.count; from += kChunk) {
+    const std::size_t n = std::min<std::size_t>(op.count - from, kChunk);
     LaneMask mask = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      lanes_[i] = LaneAccess{
-          (static_cast<std::uint64_t>(a[i].buffer) << kBufferShift) + a[i].offset, a[i].bytes};
-      if (a[i].bytes > 0) mask |= LaneMask{1} << i;
+      const sim::MemAccess a = sim::access_at(stored, from + static_cast<std::uint32_t>(i));
+      lanes_[i] =
+          LaneAccess{(static_cast<std::uint64_t>(a.buffer) << kBufferShift) + a.offset, a.bytes};
+      if (a.bytes > 0) mask |= LaneMask{1} << i;
     }
     for (const std::uint64_t line :
          device_.coalescer->coalesce(mask, std::span<const LaneAccess>(lanes_.data(), n))) {
       done = std::max(done, device_.memory->access(core, t, line, is_write).ready);
     }
-    a += n;
-    remaining -= n;
   }
   return done;
 }
@@ -332,18 +330,16 @@ Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
                                         const sim::MemAccess* accesses, Cycles t) {
   Cycles busy(0);
   ThreadgroupMemoryBanks& banks = *(*device_.banks)[static_cast<std::size_t>(core)];
-  const sim::MemAccess* a = accesses + op.first_access;
-  std::size_t remaining = op.count;
-  while (remaining > 0) {
-    const std::size_t n = std::min(remaining, kChunk);
+  const sim::MemAccess* stored = accesses + op.first_access;
+  for (std::uint32_t from = 0; from < op.count; from += kChunk) {
+    const std::size_t n = std::min<std::size_t>(op.count - from, kChunk);
     LaneMask mask = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      lanes_[i] = LaneAccess{a[i].offset, a[i].bytes};
-      if (a[i].bytes > 0) mask |= LaneMask{1} << i;
+      const sim::MemAccess a = sim::access_at(stored, from + static_cast<std::uint32_t>(i));
+      lanes_[i] = LaneAccess{a.offset, a.bytes};
+      if (a.bytes > 0) mask |= LaneMask{1} << i;
     }
     busy += banks.access(mask, std::span<const LaneAccess>(lanes_.data(), n)).busy_cycles;
-    a += n;
-    remaining -= n;
   }
   tgm_free_[static_cast<std::size_t>(core)] = t + busy;
   tgm_next_[static_cast<std::size_t>(core)] =

@@ -95,6 +95,28 @@ std::int32_t SimdTraceBuilder::append(TraceOp op, std::int32_t producer) {
   return index;
 }
 
+namespace {
+
+// Stores the `count` accesses at accesses[first..] as an affine run when they form one
+// (docs/trace-format.md, "Accesses"); otherwise leaves them one record each.
+void compact_accesses(std::vector<MemAccess>& accesses, std::size_t first, std::uint32_t count) {
+  if (count < 3) return;
+  const MemAccess* a = accesses.data() + first;
+  const std::uint32_t stride = a[1].offset - a[0].offset;
+  if (a[0].lane >= kAffineRun || a[0].lane + count > kAffineRun) return;
+  for (std::uint32_t i = 1; i < count; ++i) {
+    if (a[i].buffer != a[0].buffer || a[i].bytes != a[0].bytes || a[i].lane != a[0].lane + i ||
+        a[i].offset - a[0].offset != stride * i) {
+      return;
+    }
+  }
+  accesses[first].lane |= kAffineRun;
+  accesses[first + 1] = MemAccess{stride, 0, 0, 0};
+  accesses.resize(first + 2);
+}
+
+}  // namespace
+
 void SimdTraceBuilder::merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& lanes) {
   // Cursors into the lanes' events; `live` has a bit for each lane with events left.
   std::array<const LaneEvent*, kSimdWidth> next{};
@@ -135,6 +157,7 @@ void SimdTraceBuilder::merge(std::array<std::vector<LaneEvent>*, kSimdWidth>& la
       }
       if (++next[l] == end[l]) live &= ~(1u << l);
     }
+    if (memory) compact_accesses(out_->accesses, op.first_access, op.count);
     append(op, producer);
   }
   for (auto* events : lanes) {
@@ -164,6 +187,7 @@ std::int32_t SimdTraceBuilder::append_sync(OpClass op_class, std::uint8_t kind, 
   op.count = static_cast<std::uint16_t>(accesses.size());
   op.first_access = static_cast<std::uint32_t>(out_->accesses.size());
   out_->accesses.insert(out_->accesses.end(), accesses.begin(), accesses.end());
+  compact_accesses(out_->accesses, op.first_access, op.count);
   // Matrix ops depend exactly on the ops that last wrote the slots they read.
   std::int32_t dep = -1;
   for (std::uint32_t slot : reads) {

@@ -20,7 +20,7 @@
 
 namespace marlin::sim {
 
-inline constexpr std::uint32_t kTraceFormatVersion = 3;
+inline constexpr std::uint32_t kTraceFormatVersion = 4;
 
 enum class OpClass : std::uint8_t {
   kAlu,                 // kind = AluKind, count = instructions
@@ -101,10 +101,39 @@ struct MemAccess {
   std::uint32_t offset = 0;  // bytes from the buffer start (threadgroup: from arena start)
   std::uint16_t buffer = 0;  // [[buffer(n)]] index or kThreadgroupBufferId
   std::uint8_t bytes = 0;
-  std::uint8_t lane = 0;  // lane (matrix ops: row)
+  std::uint8_t lane = 0;  // lane (matrix ops: row); kAffineRun marks a stored affine run
   friend bool operator==(const MemAccess&, const MemAccess&) = default;
 };
 static_assert(sizeof(MemAccess) == 8);
+
+// How an op's `count` accesses are stored from accesses[first_access]: one record each, or,
+// for an affine run (at least 3 accesses of one buffer and size by consecutive lanes, offsets
+// a constant stride apart), two records: the first access with kAffineRun set in its lane,
+// then a record whose offset is the stride (modulo 2^32; its other fields are 0).
+inline constexpr std::uint8_t kAffineRun = 0x80;
+
+// Records the accesses of `op` take in its simdgroup's `accesses`.
+constexpr std::uint32_t stored_accesses(const MemAccess* stored, const std::uint32_t count) {
+  return count > 0 && (stored[0].lane & kAffineRun) != 0 ? 2 : count;
+}
+
+// Whether the accesses `op` stores lie inside `accesses` (its simdgroup's list).
+inline bool accesses_in_range(const std::vector<MemAccess>& accesses, const TraceOp& op) {
+  if (op.count == 0) return true;
+  if (op.first_access >= accesses.size()) return false;
+  return std::uint64_t{op.first_access} +
+             stored_accesses(accesses.data() + op.first_access, op.count) <=
+         accesses.size();
+}
+
+// Access i (i < the op's count) of the op whose accesses are stored from `stored`.
+inline MemAccess access_at(const MemAccess* stored, std::uint32_t i) {
+  if ((stored[0].lane & kAffineRun) == 0) return stored[i];
+  MemAccess a = stored[0];
+  a.lane = static_cast<std::uint8_t>((a.lane & ~kAffineRun) + i);
+  a.offset += stored[1].offset * i;
+  return a;
+}
 
 struct SimdgroupTrace {
   std::array<std::uint32_t, 3> threadgroup{};

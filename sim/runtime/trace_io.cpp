@@ -104,8 +104,7 @@ LaunchTrace read_trace(std::istream& in, const std::string& name) {
         }
         continue;
       }
-      if (static_cast<std::uint64_t>(op.first_access) + op.count > s.accesses.size() &&
-          op.count > 0) {
+      if (!accesses_in_range(s.accesses, op)) {
         throw InputError(fmt::format("{}: corrupt trace file (access index out of range)", name));
       }
     }

@@ -78,15 +78,49 @@ TEST(TraceTest, MergedOpsAccessesAndDeps) {
   const TraceOp& load_b = t.ops[1];
   ASSERT_EQ(load_b.count, 32u);
   for (std::uint32_t l = 0; l < 32; ++l) {
-    const MemAccess& a = t.accesses[load_b.first_access + l];
+    const MemAccess a = access_at(t.accesses.data() + load_b.first_access, l);
     EXPECT_EQ(a.buffer, 1u);
     EXPECT_EQ(a.offset, 2 * l);
     EXPECT_EQ(a.bytes, 2u);
     EXPECT_EQ(a.lane, l);
   }
-  const MemAccess& v = t.accesses[t.ops[7].first_access + 5];
+  const MemAccess v = access_at(t.accesses.data() + t.ops[7].first_access, 5);
   EXPECT_EQ(v.offset, 8u * 5);
   EXPECT_EQ(v.bytes, 8u);
+  // All four memory ops are affine runs of 32 lanes: two records each.
+  EXPECT_EQ(stored_accesses(t.accesses.data() + load_b.first_access, load_b.count), 2u);
+  EXPECT_EQ(t.accesses.size(), 4u * 2);
+}
+
+// The builder stores an op's accesses as an affine run only when every access follows it.
+TEST(TraceTest, AccessesAreStoredAsAffineRunsOnlyWhenAffine) {
+  SimdgroupTrace out;
+  SimdTraceBuilder builder(&out);
+  const auto kind = static_cast<std::uint8_t>(Space::kThreadgroup);
+  // Rows 0..3 at offsets 100, 96, 92, 88: a run with stride -4.
+  builder.append_sync(OpClass::kMatrixLoad, kind, 1,
+                      {{100, 7, 16, 0}, {96, 7, 16, 1}, {92, 7, 16, 2}, {88, 7, 16, 3}});
+  // Not runs: offsets 0, 4, 12; a lane skipped; a size change; two accesses.
+  builder.append_sync(OpClass::kMatrixLoad, kind, 1, {{0, 7, 4, 0}, {4, 7, 4, 1}, {12, 7, 4, 2}});
+  builder.append_sync(OpClass::kMatrixLoad, kind, 1, {{0, 7, 4, 0}, {4, 7, 4, 1}, {8, 7, 4, 3}});
+  builder.append_sync(OpClass::kMatrixLoad, kind, 1, {{0, 7, 4, 0}, {4, 7, 4, 1}, {8, 7, 2, 2}});
+  builder.append_sync(OpClass::kMatrixLoad, kind, 1, {{0, 7, 4, 0}, {4, 7, 4, 1}});
+  ASSERT_EQ(out.ops.size(), 5u);
+  const std::vector<std::uint32_t> stored = {2, 3, 3, 3, 2};
+  EXPECT_EQ(out.accesses.size(), 2u + 3 + 3 + 3 + 2);
+  for (std::size_t i = 0; i < out.ops.size(); ++i) {
+    EXPECT_EQ(stored_accesses(out.accesses.data() + out.ops[i].first_access, out.ops[i].count),
+              stored[i])
+        << i;
+  }
+  const MemAccess* run = out.accesses.data() + out.ops[0].first_access;
+  for (std::uint32_t row = 0; row < 4; ++row) {
+    EXPECT_EQ(access_at(run, row),
+              (MemAccess{100 - 4 * row, 7, 16, static_cast<std::uint8_t>(row)}))
+        << row;
+  }
+  const MemAccess* skipped = out.accesses.data() + out.ops[2].first_access;
+  EXPECT_EQ(access_at(skipped, 2), (MemAccess{8, 7, 4, 3}));
 }
 
 TEST(TraceTest, TracingOffKeepsResultsAndCounts) {
@@ -111,7 +145,8 @@ TEST(TraceTest, DivergentLanesGetPartialMasks) {
   const SimdgroupTrace& t = r.trace.simdgroups.at(0);
   std::uint32_t loads_of_x = 0;
   for (const TraceOp& op : t.ops) {
-    if (op.op == OpClass::kDeviceLoad && op.count > 0 && t.accesses[op.first_access].buffer == 0) {
+    if (op.op == OpClass::kDeviceLoad && op.count > 0 &&
+        access_at(t.accesses.data() + op.first_access, 0).buffer == 0) {
       ++loads_of_x;
       EXPECT_EQ(op.mask, (1u << 20) - 1);
       EXPECT_EQ(op.count, 20u);
@@ -136,8 +171,8 @@ TEST(TraceTest, MatrixOpsHaveExactSlotDependencies) {
   ASSERT_GE(t.ops.size(), 6u);
   EXPECT_EQ(t.ops[0].op, OpClass::kMatrixLoad);
   EXPECT_EQ(t.ops[0].count, 8u);  // eight 16-byte rows
-  EXPECT_EQ(t.accesses[t.ops[0].first_access + 3].offset, 3u * 16);
-  EXPECT_EQ(t.accesses[t.ops[0].first_access + 3].bytes, 16u);
+  EXPECT_EQ(access_at(t.accesses.data() + t.ops[0].first_access, 3).offset, 3u * 16);
+  EXPECT_EQ(access_at(t.accesses.data() + t.ops[0].first_access, 3).bytes, 16u);
   EXPECT_EQ(t.ops[1].op, OpClass::kMatrixLoad);
   EXPECT_EQ(t.ops[2].op, OpClass::kMatrixLoad);
   EXPECT_EQ(t.ops[3].op, OpClass::kMatrixMultiply);

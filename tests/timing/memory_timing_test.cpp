@@ -2,6 +2,7 @@
 // testing::test_device() (numbers worked out in the comments).
 #include <gtest/gtest.h>
 
+#include "model/common/input_error.h"
 #include "model/timing/gpu_timing_model.h"
 #include "tests/timing/timing_fixtures.h"
 
@@ -38,6 +39,41 @@ TEST(MemoryTimingTest, DramBoundStreamIsSetByBandwidth) {
   // DRAM busy 256 of 356 cycles.
   EXPECT_DOUBLE_EQ(r.utilization.dram, 256.0 / 356.0);
   EXPECT_EQ(r.hit_rates.l1, 0.0);
+}
+
+// Appends a load of 32 lanes at base + lane * stride stored as an affine run (two records).
+void add_affine_load(sim::SimdgroupTrace& sg, std::uint16_t buffer, std::uint32_t base,
+                     std::uint32_t stride) {
+  const auto first = static_cast<std::uint32_t>(sg.accesses.size());
+  sg.accesses.push_back(sim::MemAccess{base, buffer, 4, sim::kAffineRun});
+  sg.accesses.push_back(sim::MemAccess{stride, 0, 0, 0});
+  sg.ops.push_back(sim::TraceOp{
+      .op = OpClass::kDeviceLoad, .count = 32, .mask = 0xFFFFFFFFu, .first_access = first});
+}
+
+// The loads of DramBoundStreamIsSetByBandwidth, stored as affine runs: the same 64 cold lines,
+// the same 356 cycles.
+TEST(MemoryTimingTest, AffineRunsReplayAsTheirAccesses) {
+  sim::LaunchTrace launch = launch_of(1, 32);
+  sim::SimdgroupTrace& sg = add_simdgroup(launch, 0, 0);
+  add_affine_load(sg, 0, 0, 128);
+  add_affine_load(sg, 1, 0, 128);
+  ASSERT_EQ(sg.accesses.size(), 4u);
+  const TimingResult r = GpuTimingModel(testing::test_device()).run(input_of(launch));
+  EXPECT_EQ(r.total_cycles, Cycles(64 * 4 + 100));
+  EXPECT_EQ(r.launches[0].dram_bytes, 64 * 128);
+}
+
+// An op whose stored accesses run past the list is refused, a run without its stride record
+// included.
+TEST(MemoryTimingTest, AccessesPastTheListAreRefused) {
+  sim::LaunchTrace launch = launch_of(1, 32);
+  sim::SimdgroupTrace& sg = add_simdgroup(launch, 0, 0);
+  add_affine_load(sg, 0, 0, 128);
+  sg.accesses.pop_back();
+  EXPECT_THROW((void)GpuTimingModel(testing::test_device()).run(input_of(launch)), InputError);
+  sg.accesses.back().lane = 0;  // now one record for 32 accesses
+  EXPECT_THROW((void)GpuTimingModel(testing::test_device()).run(input_of(launch)), InputError);
 }
 
 TEST(MemoryTimingTest, StreamBoundByTheSharedL2Port) {

@@ -145,7 +145,7 @@ void for_each_device_line(const sim::LaunchTrace& trace, int line_bytes, Fn fn) 
     for (const sim::TraceOp& op : sg.ops) {
       if (!touches_device_memory(op)) continue;
       for (std::uint32_t i = 0; i < op.count; ++i) {
-        const sim::MemAccess& a = sg.accesses[op.first_access + i];
+        const sim::MemAccess a = sim::access_at(sg.accesses.data() + op.first_access, i);
         if (a.bytes == 0) continue;
         for (std::uint64_t l = a.offset / line; l <= (a.offset + a.bytes - 1) / line; ++l) {
           fn((std::uint64_t{a.buffer} << 40) | l, threadgroup);
