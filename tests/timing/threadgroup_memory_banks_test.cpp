@@ -132,6 +132,23 @@ TEST(ClassicBankModelTest, OtherBankGeometry) {
   EXPECT_EQ(banks->access(kAllLanes, strided(8, 4)).wavefronts, 2);
 }
 
+TEST(ClassicBankModelTest, GeometryThatIsNotAPowerOfTwo) {
+  model::ThreadgroupMemorySpec spec = spec_with_bandwidth(128);
+  spec.banks = 24;
+  spec.bank_width_bytes = 12;
+  auto banks = make_threadgroup_memory_banks(spec);
+  // 4-byte lanes at stride 4: lanes 3k..3k+2 share 12-byte word k, words 0..10 in banks
+  // 0..10 (lane 31 reads word 10 alone): one pass.
+  EXPECT_EQ(banks->access(kAllLanes, strided(4, 4)).wavefronts, 1);
+  // Stride 12 bytes: words 0..31 over 24 banks; words 24..31 share banks 0..7 with 0..7.
+  EXPECT_EQ(banks->access(kAllLanes, strided(12, 4)).wavefronts, 2);
+  // Stride 24 * 12 bytes: every lane in bank 0, 32 distinct words.
+  EXPECT_EQ(banks->access(kAllLanes, strided(24 * 12, 4)).wavefronts, 32);
+  // Lane i reads bytes 10 i .. 10 i + 7: together bytes 0..317 with 2-byte gaps, so every
+  // word 0..26 (byte 317 is in word 26); words 24..26 share banks 0..2 with words 0..2.
+  EXPECT_EQ(banks->access(kAllLanes, strided(10, 8)).wavefronts, 2);
+}
+
 TEST(ClassicBankModelTest, RejectsNonPositiveGeometry) {
   model::ThreadgroupMemorySpec spec = spec_with_bandwidth(64);
   spec.banks = 0;
