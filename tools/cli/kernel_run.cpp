@@ -221,7 +221,7 @@ struct PendingTiming {
 
 // The sampled run (sampling.h): a slice of the threadgroups at one or two reduced K values,
 // extrapolated to the whole launch. Each K's timing replay runs on its own thread while the
-// engine goes on to the next K; results do not depend on the overlap.
+// engine goes on to the next K (longest first); results do not depend on the overlap.
 void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& request,
                  const kernels::WeightFormat& format, KernelRunReport& report) {
   const Clock::time_point start = Clock::now();
@@ -231,10 +231,14 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   const bool sliced = plan.slice.x != 0;
   sim::LaunchOptions options = engine_options(request);
   options.slice = plan.slice;
-  std::vector<std::unique_ptr<PendingTiming>> pending;
-  std::vector<std::future<timing::TimingResult>> timed;
+  const std::size_t samples = plan.k_values.size();
+  std::vector<std::unique_ptr<PendingTiming>> pending(samples);
+  std::vector<std::future<timing::TimingResult>> timed(samples);
   double work = 0;
-  for (const std::int64_t k : plan.k_values) {
+  // The longest K first: its replay overlaps the engine's shorter run, and the replay left to
+  // run alone at the end is the shortest one.
+  for (std::size_t i = samples; i-- > 0;) {
+    const std::int64_t k = plan.k_values[i];
     kernels::GemmProblem q = p;
     q.k = k;
     ProblemOperands in(q, format, request.seed);
@@ -242,14 +246,15 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     kernels::GemmRun run =
         kernels::run_gemm(report.kernel, q, in.operands, engine_limits(device), options);
     report.functional_seconds += seconds_since(functional_start);
-    if (report.dispatches.empty()) report.dispatches = describe_dispatches(device, run);
+    const std::vector<DispatchReport> dispatches = describe_dispatches(device, run);
+    if (i == 0) report.dispatches = dispatches;
 
-    auto& job = *pending.emplace_back(std::make_unique<PendingTiming>());
+    auto& job = *(pending[i] = std::make_unique<PendingTiming>());
     job.launches = prepare_launches(run, sliced, plan.slice, q, format, device);
     work += job.launches.share * static_cast<double>(k);
     std::vector<const sim::LaunchTrace*> traces;
     for (const sim::LaunchTrace& trace : job.launches.traces) traces.push_back(&trace);
-    std::vector<DispatchReport> launched = report.dispatches;
+    std::vector<DispatchReport> launched = dispatches;
     if (sliced) launched.insert(launched.begin(), DispatchReport{});
     job.inputs =
         timing_inputs(launched, traces, report.useful_flops, request.max_resident_threadgroups);
@@ -257,9 +262,9 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     job.device = sliced
                      ? slice_device(device, plan.cores, job.launches.share, job.launches.dram_share)
                      : device;
-    timed.push_back(std::async(std::launch::async, [&job] {
+    timed[i] = std::async(std::launch::async, [&job] {
       return timing::GpuTimingModel(job.device).run(job.inputs, nullptr);
-    }));
+    });
   }
   std::vector<timing::TimingResult> runs;
   std::int64_t simulated = 0;
