@@ -86,9 +86,9 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
 void LaunchReplay::index_traces() {
   const auto& grid = trace_.threadgroups_per_grid;
   trace_of_.assign(static_cast<std::size_t>(total_threadgroups_) * sgs_per_tg_, -1);
-  // Completion cycles: a ring of the newest ops per simdgroup slot, as long as the deps of
-  // every trace reach back less than kMaxRecentOps; a trace whose deps reach further gets an
-  // array of its own.
+  // Completion cycles: a ring of the newest ops per simdgroup slot, for the traces whose deps
+  // reach back at most kMaxRecentOps ops (counting the op itself); a trace whose deps reach
+  // further gets an array of its own.
   done_offset_.assign(trace_.simdgroups.size(), kInRing);
   std::size_t own_ops = 0;
   std::uint32_t ring_reach = 1;

@@ -98,7 +98,7 @@ std::int32_t SimdTraceBuilder::append(TraceOp op, std::int32_t producer) {
 namespace {
 
 // Stores the `count` accesses at accesses[first..] as an affine run when they form one
-// (docs/trace-format.md, "Accesses"); otherwise leaves them one record each.
+// (docs/trace-format.md, "Affine runs"); otherwise leaves them one record each.
 void compact_accesses(std::vector<MemAccess>& accesses, std::size_t first, std::uint32_t count) {
   if (count < 3) return;
   const MemAccess* a = accesses.data() + first;

@@ -3,10 +3,10 @@
 // A launch's trace is one record stream per simdgroup, ordered by threadgroup (linear index)
 // then simdgroup index. Each TraceOp is one SIMD instruction (or, for ALU work, a run of
 // `count` instructions of one kind, the longest `chain` of them dependent on each other) with
-// the mask of lanes that executed it. Memory ops list their per-lane accesses in
-// `accesses[first_access .. first_access + count)`. `dep` is the index, in the same stream, of
-// the earlier op whose result this op waits for (-1: none). docs/trace-format.md defines every
-// field, the dependency rule and the dependent chains.
+// the mask of lanes that executed it. Memory ops store their per-lane accesses from
+// `accesses[first_access]`, one record each or as an affine run (access_at() below). `dep` is
+// the index, in the same stream, of the earlier op whose result this op waits for (-1: none).
+// docs/trace-format.md defines every field, the dependency rule and the dependent chains.
 #pragma once
 
 #include <array>
@@ -112,7 +112,7 @@ static_assert(sizeof(MemAccess) == 8);
 // then a record whose offset is the stride (modulo 2^32; its other fields are 0).
 inline constexpr std::uint8_t kAffineRun = 0x80;
 
-// Records the accesses of `op` take in its simdgroup's `accesses`.
+// Records taken by `count` accesses stored from `stored`.
 constexpr std::uint32_t stored_accesses(const MemAccess* stored, const std::uint32_t count) {
   return count > 0 && (stored[0].lane & kAffineRun) != 0 ? 2 : count;
 }
