@@ -74,6 +74,17 @@ TEST(Sampling, SliceIsTheMostLoadedCoresShareInAGridShapedBlock) {
   EXPECT_EQ(plan.slice.y, 1u);
   EXPECT_EQ(threadgroups_in_slice(plan.slice, {64, 1, 1}), 2);
 
+  // Decode with 128-wide tiles: 32 threadgroups on 40 cores, one per core: the slice is one
+  // threadgroup, the first.
+  const kernels::GemmKernel fused_32x128x32 =
+      kernels::find_gemm_kernel("marlin_gemm_fused_fp4", analytic::Tile{32, 128, 32});
+  const kernels::GemmProblem one_row{.m = 1, .n = 4096, .k = 4096};
+  plan =
+      plan_sampling(device, fused_32x128x32, one_row, 128, main_grid(fused_32x128x32, one_row), 1);
+  EXPECT_EQ(plan.cores, 1);
+  EXPECT_EQ(threadgroups_in_slice(plan.slice, {32, 1, 1}), 1);
+  EXPECT_EQ(threadgroups_in_slice(plan.slice, main_grid(fused_32x128x32, one_row)), 1);
+
   // A grid no bigger than the slice is not sliced.
   plan = plan_sampling(device, fused_64x64x32(), {.m = 16, .n = 64, .k = 64}, 128, {1, 1, 1}, 1);
   EXPECT_EQ(plan.slice.x, 0u);

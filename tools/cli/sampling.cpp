@@ -84,12 +84,15 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   plan.cores = static_cast<int>(std::min<std::int64_t>(std::max(slice_cores, 1), cores));
   const std::int64_t per_core = (total + cores - 1) / cores;
   const std::int64_t count = per_core * plan.cores;
-  if (grid.z != 1 || count >= total || total <= cores ||
+  const bool striped = kernel.family == kernels::GemmFamily::kMarlinFp4Striped;
+  // With one threadgroup per core, the slice is `plan.cores` threadgroups of a tiled grid,
+  // alike; the striped kernel's first threadgroups take more of the work than the others.
+  if (grid.z != 1 || count >= total || (striped && total <= cores) ||
       differing_edge_share(kernel, problem, grid) > kMaxEdgeShare) {
     plan.cores = device.gpu.cores;
     return plan;
   }
-  if (kernel.family == kernels::GemmFamily::kMarlinFp4Striped) {
+  if (striped) {
     // Stripes give the first threadgroups the work and leave the last ones idle: take what the
     // simulated cores receive, every cores-th threadgroup.
     plan.slice = {.x = static_cast<std::uint32_t>(plan.cores),

@@ -14,8 +14,8 @@
 //   that many cores whose DRAM bandwidth is scaled to the slice's share of the problem's
 //   distinct bytes and whose L2 port to its share of the threadgroups, after a warm-up launch
 //   of the lines two or more of its threadgroups share, as the rest of the device would have
-//   fetched them. Slicing is skipped when there are no more threadgroups than cores or many
-//   sit on a ragged edge (plan_sampling).
+//   fetched them. Slicing is skipped when many threadgroups sit on a ragged edge, and for a
+//   striped launch with no more threadgroups than cores (plan_sampling).
 // Contract: the cycles of a sampled run are within kSampledErrorBound of the full run's on the
 // shapes tests/tools/sampling_accuracy_test.cpp checks; the bound is a measured property of the
 // method, not a proof for every shape.
