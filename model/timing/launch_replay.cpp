@@ -121,7 +121,7 @@ void LaunchReplay::index_traces() {
       if (op.op == sim::OpClass::kAlu && op.kind >= sim::kAluKindCount) {
         throw InputError(at() + ": ALU kind " + std::to_string(op.kind) + " is unknown");
       }
-      if (op.op == sim::OpClass::kAlu && op.chain > std::max<std::uint32_t>(op.count, 1)) {
+      if (op.op == sim::OpClass::kAlu && !sim::chain_fits_run(op)) {
         throw InputError(at() + ": ALU chain " + std::to_string(op.chain) +
                          " is longer than its run of " + std::to_string(op.count));
       }

@@ -168,6 +168,11 @@ class LaunchReplay {
   void check_release(int core, int tg_slot);
   void wake(int core, int local, Cycles at);
   // Op timing.
+  // Fills lanes_[0, n) with accesses from .. from + n - 1 of the op whose accesses are stored
+  // from `stored` (device addresses carry their buffer's range, memory_hierarchy.h) and
+  // returns the mask of the lanes that access at least one byte.
+  LaneMask gather_lanes(const sim::MemAccess* stored, std::uint32_t from, std::size_t n,
+                        bool device);
   Cycles device_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses, Cycles t,
                        bool is_write);
   Cycles threadgroup_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses,

@@ -305,19 +305,25 @@ void LaunchReplay::check_release(int core, int slot) {
 
 // ---- Memory ops ---------------------------------------------------------------------------
 
+LaneMask LaunchReplay::gather_lanes(const sim::MemAccess* stored, std::uint32_t from, std::size_t n,
+                                    bool device) {
+  LaneMask mask = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const sim::MemAccess a = sim::access_at(stored, from + static_cast<std::uint32_t>(i));
+    const std::uint64_t base = device ? static_cast<std::uint64_t>(a.buffer) << kBufferShift : 0;
+    lanes_[i] = LaneAccess{base + a.offset, a.bytes};
+    if (a.bytes > 0) mask |= LaneMask{1} << i;
+  }
+  return mask;
+}
+
 Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses,
                                    Cycles t, bool is_write) {
   Cycles done = t;
   const sim::MemAccess* stored = accesses + op.first_access;
   for (std::uint32_t from = 0; from < op.count; from += kChunk) {
     const std::size_t n = std::min<std::size_t>(op.count - from, kChunk);
-    LaneMask mask = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const sim::MemAccess a = sim::access_at(stored, from + static_cast<std::uint32_t>(i));
-      lanes_[i] =
-          LaneAccess{(static_cast<std::uint64_t>(a.buffer) << kBufferShift) + a.offset, a.bytes};
-      if (a.bytes > 0) mask |= LaneMask{1} << i;
-    }
+    const LaneMask mask = gather_lanes(stored, from, n, true);
     for (const std::uint64_t line :
          device_.coalescer->coalesce(mask, std::span<const LaneAccess>(lanes_.data(), n))) {
       done = std::max(done, device_.memory->access(core, t, line, is_write).ready);
@@ -333,12 +339,7 @@ Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
   const sim::MemAccess* stored = accesses + op.first_access;
   for (std::uint32_t from = 0; from < op.count; from += kChunk) {
     const std::size_t n = std::min<std::size_t>(op.count - from, kChunk);
-    LaneMask mask = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const sim::MemAccess a = sim::access_at(stored, from + static_cast<std::uint32_t>(i));
-      lanes_[i] = LaneAccess{a.offset, a.bytes};
-      if (a.bytes > 0) mask |= LaneMask{1} << i;
-    }
+    const LaneMask mask = gather_lanes(stored, from, n, false);
     busy += banks.access(mask, std::span<const LaneAccess>(lanes_.data(), n)).busy_cycles;
   }
   tgm_free_[static_cast<std::size_t>(core)] = t + busy;

@@ -117,6 +117,11 @@ constexpr std::uint32_t stored_accesses(const MemAccess* stored, const std::uint
   return count > 0 && (stored[0].lane & kAffineRun) != 0 ? 2 : count;
 }
 
+// Whether an ALU op's dependent chain fits its run: at most `count` (1 for an empty run).
+constexpr bool chain_fits_run(const TraceOp& op) {
+  return op.chain <= (op.count > 0 ? op.count : 1u);
+}
+
 // Whether the accesses `op` stores lie inside `accesses` (its simdgroup's list).
 inline bool accesses_in_range(const std::vector<MemAccess>& accesses, const TraceOp& op) {
   if (op.count == 0) return true;

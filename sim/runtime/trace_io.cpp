@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -98,7 +97,7 @@ LaunchTrace read_trace(std::istream& in, const std::string& name) {
     s.accesses = r.get_array<MemAccess>();
     for (const TraceOp& op : s.ops) {
       if (op.op == OpClass::kAlu) {
-        if (op.chain > std::max<std::uint32_t>(op.count, 1)) {
+        if (!chain_fits_run(op)) {
           throw InputError(
               fmt::format("{}: corrupt trace file (ALU chain longer than its run)", name));
         }
