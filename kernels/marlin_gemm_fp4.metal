@@ -30,6 +30,7 @@ inline void load_b_tile(device const uint* codes, device const half* scales,
     const uint col = i % TN;
     half w[8];
     load_weight_word<kFormatFp4>(codes, scales, codes, p, k0 + kw * 8, col0 + col, w);
+#pragma clang loop unroll(full)
     for (uint j = 0; j < 8; ++j) {
       tile[(kw * 8 + j) * STRIDE + col] = w[j];
     }
@@ -82,14 +83,18 @@ kernel void marlin_gemm_fp4(device const half* a [[buffer(0)]],
     }
     threadgroup const half* a_cur = a_tiles + cur * kABuffer;
     threadgroup const half* b_cur = b_tiles + cur * kBBuffer;
+#pragma clang loop unroll(full)
     for (uint kt = 0; kt < TK / 8; ++kt) {
       simdgroup_matrix<half, 8, 8> a_frag[kFragsM];
+#pragma clang loop unroll(full)
       for (uint mi = 0; mi < kFragsM; ++mi) {
         simdgroup_load(a_frag[mi], a_cur + (sg_row + mi * 8) * kAStride + kt * 8, kAStride);
       }
+#pragma clang loop unroll(full)
       for (uint ni = 0; ni < kFragsN; ++ni) {
         simdgroup_matrix<half, 8, 8> b_frag;
         simdgroup_load(b_frag, b_cur + kt * 8 * kBStride + sg_col + ni * 8, kBStride);
+#pragma clang loop unroll(full)
         for (uint mi = 0; mi < kFragsM; ++mi) {
           simdgroup_multiply_accumulate(acc[mi][ni], a_frag[mi], b_frag, acc[mi][ni]);
         }

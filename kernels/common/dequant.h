@@ -18,6 +18,7 @@ inline half e2m1_to_half(uint code) {
 
 // Eight E2M1 codes of one word, times the scale.
 inline void dequant_fp4_word(uint word, half scale, thread half* out) {
+#pragma clang loop unroll(full)
   for (uint j = 0; j < 8; ++j) {
     out[j] = e2m1_to_half((word >> (4 * j)) & 0xFu) * scale;
   }
@@ -28,6 +29,7 @@ inline void dequant_fp4_word(uint word, half scale, thread half* out) {
 // and j + 4 sit 16 bits apart and are converted at once as a half2. U4B8 uses zero = 8.
 inline void dequant_u4_word(uint word, half zero, half scale, thread half* out) {
   const half2 bias = half2(1024.0h + zero);
+#pragma clang loop unroll(full)
   for (uint j = 0; j < 4; ++j) {
     const uint pair = ((word >> (4 * j)) & 0x000F000Fu) | 0x64006400u;
     const half2 v = (as_type<half2>(pair) - bias) * scale;
@@ -38,6 +40,7 @@ inline void dequant_u4_word(uint word, half zero, half scale, thread half* out) 
 
 // Four signed 8-bit codes of one word (value k % 4 in byte k % 4), times the scale.
 inline void dequant_int8_word(uint word, half scale, thread half* out) {
+#pragma clang loop unroll(full)
   for (uint j = 0; j < 4; ++j) {
     out[j] = half(as_type<char>(uchar((word >> (8 * j)) & 0xFFu))) * scale;
   }

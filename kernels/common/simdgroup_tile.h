@@ -25,7 +25,9 @@ struct SimdgroupGrid {
 
 template <uint FRAGS_M, uint FRAGS_N>
 inline void clear_accumulators(thread simdgroup_matrix<float, 8, 8> (&acc)[FRAGS_M][FRAGS_N]) {
+#pragma clang loop unroll(full)
   for (uint mi = 0; mi < FRAGS_M; ++mi) {
+#pragma clang loop unroll(full)
     for (uint ni = 0; ni < FRAGS_N; ++ni) {
       acc[mi][ni] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
     }
@@ -49,16 +51,20 @@ inline void fused_mainloop(
   for (uint k0 = k_begin; k0 < k_end; k0 += TK) {
     load_a_tile<TM, TK, TK, Grid::kThreads>(a, p, row0, k0, a_tile, tid);
     threadgroup_barrier(mem_flags::mem_threadgroup);
+#pragma clang loop unroll(full)
     for (uint kt = 0; kt < TK / 8; ++kt) {
       simdgroup_matrix<half, 8, 8> a_frag[Grid::kFragsM];
+#pragma clang loop unroll(full)
       for (uint mi = 0; mi < Grid::kFragsM; ++mi) {
         simdgroup_load(a_frag[mi], a_tile + (sg_row + mi * 8) * TK + kt * 8, TK);
       }
+#pragma clang loop unroll(full)
       for (uint ni = 0; ni < Grid::kFragsN; ++ni) {
         if (lane < 8) {
           half w[8];
           load_weight_word<FORMAT>(codes, scales, zeros, p, k0 + kt * 8,
                                    col0 + sg_col + ni * 8 + lane, w);
+#pragma clang loop unroll(full)
           for (uint j = 0; j < 8; ++j) {
             stage[j * 8 + lane] = w[j];
           }
@@ -66,6 +72,7 @@ inline void fused_mainloop(
         simdgroup_barrier(mem_flags::mem_threadgroup);
         simdgroup_matrix<half, 8, 8> b_frag;
         simdgroup_load(b_frag, stage, 8);
+#pragma clang loop unroll(full)
         for (uint mi = 0; mi < Grid::kFragsM; ++mi) {
           simdgroup_multiply_accumulate(acc[mi][ni], a_frag[mi], b_frag, acc[mi][ni]);
         }
@@ -87,7 +94,9 @@ inline void store_block(thread simdgroup_matrix<float, 8, 8> (&acc)[TM / SG_ROWS
   typedef SimdgroupGrid<TM, TN, SG_ROWS, SG_COLS> Grid;
   const uint sg_row = (sg / SG_COLS) * Grid::kBlockRows;
   const uint sg_col = (sg % SG_COLS) * Grid::kBlockCols;
+#pragma clang loop unroll(full)
   for (uint mi = 0; mi < Grid::kFragsM; ++mi) {
+#pragma clang loop unroll(full)
     for (uint ni = 0; ni < Grid::kFragsN; ++ni) {
       store_accumulator<OUT>(acc[mi][ni], stage, out, m, n, row0 + sg_row + mi * 8,
                              col0 + sg_col + ni * 8, lane);

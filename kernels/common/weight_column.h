@@ -20,6 +20,7 @@ inline void load_weight_word(device const uint* codes, device const half* scales
                              device const uint* zeros, constant GemmParams& p, uint k8, uint col,
                              thread half* out) {
   if (col >= p.n || k8 >= p.k) {
+#pragma clang loop unroll(full)
     for (uint j = 0; j < 8; ++j) {
       out[j] = 0.0h;
     }
@@ -36,6 +37,7 @@ inline void load_weight_word(device const uint* codes, device const half* scales
     const uint zero_word = zeros[group * ((p.n + 7) / 8) + col / 8];
     dequant_u4_word(word, half((zero_word >> (4 * (col % 8))) & 0xFu), scale, out);
   }
+#pragma clang loop unroll(full)
   for (uint j = 0; j < 8; ++j) {
     if (k8 + j >= p.k) {
       out[j] = 0.0h;

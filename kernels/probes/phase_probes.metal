@@ -87,6 +87,7 @@ kernel void probe_separate_load(device const half* a [[buffer(0)]],
       const uint col = i % kProbeTN;
       half w[8];
       load_weight_word<kFormatFp4>(codes, scales, codes, p, kw * 8, col, w);
+#pragma clang loop unroll(full)
       for (uint j = 0; j < 8; ++j) {
         b_tile[(kw * 8 + j) * kProbeBStride + col] = w[j];
       }
@@ -113,15 +114,19 @@ kernel void probe_separate_compute(device float* out [[buffer(3)]],
   simdgroup_matrix<float, 8, 8> acc[kProbeFrags][kProbeFrags];
   clear_accumulators(acc);
   for (uint r = 0; r < q.reps; ++r) {
+#pragma clang loop unroll(full)
     for (uint kt = 0; kt < kProbeTK / 8; ++kt) {
       simdgroup_matrix<half, 8, 8> a_frag[kProbeFrags];
+#pragma clang loop unroll(full)
       for (uint mi = 0; mi < kProbeFrags; ++mi) {
         simdgroup_load(a_frag[mi], a_cur + (sg_row + mi * 8) * kProbeAStride + kt * 8,
                        kProbeAStride);
       }
+#pragma clang loop unroll(full)
       for (uint ni = 0; ni < kProbeFrags; ++ni) {
         simdgroup_matrix<half, 8, 8> b_frag;
         simdgroup_load(b_frag, b_cur + kt * 8 * kProbeBStride + sg_col + ni * 8, kProbeBStride);
+#pragma clang loop unroll(full)
         for (uint mi = 0; mi < kProbeFrags; ++mi) {
           simdgroup_multiply_accumulate(acc[mi][ni], a_frag[mi], b_frag, acc[mi][ni]);
         }
@@ -149,6 +154,7 @@ kernel void probe_fused_dequant(device const uint* codes [[buffer(1)]],
     if (lane < 8) {
       half w[8];
       load_weight_word<kFormatFp4>(codes, scales, codes, p, 0, sg_col + lane, w);
+#pragma clang loop unroll(full)
       for (uint j = 0; j < 8; ++j) {
         stage[j * 8 + lane] = w[j];
       }
@@ -180,16 +186,20 @@ kernel void probe_fused_inner(device const half* a [[buffer(0)]],
   simdgroup_matrix<float, 8, 8> acc[kProbeFrags][kProbeFrags];
   clear_accumulators(acc);
   for (uint r = 0; r < q.reps; ++r) {
+#pragma clang loop unroll(full)
     for (uint kt = 0; kt < kProbeTK / 8; ++kt) {
       simdgroup_matrix<half, 8, 8> a_frag[kProbeFrags];
+#pragma clang loop unroll(full)
       for (uint mi = 0; mi < kProbeFrags; ++mi) {
         simdgroup_load(a_frag[mi], a_tile + (sg_row + mi * 8) * kProbeTK + kt * 8, kProbeTK);
       }
+#pragma clang loop unroll(full)
       for (uint ni = 0; ni < kProbeFrags; ++ni) {
         if (lane < 8) {
           half w[8];
           load_weight_word<kFormatFp4>(codes, scales, codes, p, kt * 8, sg_col + ni * 8 + lane,
                                        w);
+#pragma clang loop unroll(full)
           for (uint j = 0; j < 8; ++j) {
             stage[j * 8 + lane] = w[j];
           }
@@ -197,6 +207,7 @@ kernel void probe_fused_inner(device const half* a [[buffer(0)]],
         simdgroup_barrier(mem_flags::mem_threadgroup);
         simdgroup_matrix<half, 8, 8> b_frag;
         simdgroup_load(b_frag, stage, 8);
+#pragma clang loop unroll(full)
         for (uint mi = 0; mi < kProbeFrags; ++mi) {
           simdgroup_multiply_accumulate(acc[mi][ni], a_frag[mi], b_frag, acc[mi][ni]);
         }

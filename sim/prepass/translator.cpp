@@ -1,5 +1,6 @@
 #include "sim/prepass/translator.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -143,6 +144,10 @@ class Translator {
   bool is_parameter_list(std::size_t paren) const;
   bool keeps_builtin_scalar(std::size_t i) const;
   void rewrite_literals_and_spaces();
+  void rewrite_unrolled_loops();
+  void mark_unrolled_index(std::size_t for_token);
+  std::size_t statement_end(std::size_t begin) const;
+  bool assigns(const std::string& var, std::size_t begin, std::size_t end) const;
   std::size_t parse_type(std::size_t i, std::string* text) const;
   void rewrite_address_space(std::size_t i);
   void scan_kernels();
@@ -312,6 +317,167 @@ void Translator::rewrite_scalar_types() {
     if (it == counted_scalar_names().end() || keeps_builtin_scalar(i)) continue;
     toks_[i].text = it->second;
   }
+}
+
+// ---- loops marked for full unrolling ------------------------------------------------------
+
+namespace {
+// A directive's text without whitespace or a trailing // comment.
+std::string squeezed(const std::string& directive) {
+  std::string out;
+  for (std::size_t k = 0; k < directive.size(); ++k) {
+    if (directive.compare(k, 2, "//") == 0) break;
+    if (!std::isspace(static_cast<unsigned char>(directive[k]))) out += directive[k];
+  }
+  return out;
+}
+
+// Loop pragmas steer Apple's code generation only; GCC does not know them.
+bool is_loop_pragma(const std::string& d) {
+  return d.rfind("#pragmaunroll", 0) == 0 || d.rfind("#pragmanounroll", 0) == 0 ||
+         d.rfind("#pragmaclangloop", 0) == 0;
+}
+
+// `#pragma unroll` without a count, `#pragma clang loop unroll(full)` or `unroll(enable)`:
+// clang unrolls the loop completely when its trip count is a compile-time constant.
+bool is_full_unroll_pragma(const std::string& d) {
+  if (d == "#pragmaunroll") return true;
+  return d.rfind("#pragmaclangloop", 0) == 0 && (d.find("unroll(full)") != std::string::npos ||
+                                                 d.find("unroll(enable)") != std::string::npos);
+}
+
+bool is_counted_integer(const std::string& type) {
+  static const std::set<std::string> names = {"::metal::counted_char",  "::metal::counted_uchar",
+                                              "::metal::counted_short", "::metal::counted_ushort",
+                                              "::metal::counted_int",   "::metal::counted_uint",
+                                              "::metal::counted_long",  "::metal::counted_ulong"};
+  return names.count(type) != 0;
+}
+}  // namespace
+
+void Translator::rewrite_unrolled_loops() {
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    if (toks_[i].kind != TokenKind::kDirective) continue;
+    const std::string d = squeezed(toks_[i].text);
+    if (!is_loop_pragma(d)) continue;
+    toks_[i].text.clear();
+    if (is_full_unroll_pragma(d)) mark_unrolled_index(next(i));
+  }
+}
+
+// The index of `for (T i = INIT; i OP BOUND; STEP) BODY` (T a counted integer type; OP one of
+// < <= > >= !=; STEP one of ++i i++ --i i-- i += S i -= S) whose BODY assigns no `i` becomes
+// metal::unrolled_index<T, INIT, BOUND and S are constant expressions>, and BOUND and S are
+// wrapped in metal::unrolled_bound (no counted compare against a counted constant). Any other
+// loop keeps its counted index: it runs as written.
+void Translator::mark_unrolled_index(std::size_t for_token) {
+  if (!is(for_token, "for") || !is(next(for_token), "(")) return;
+  const std::size_t open = next(for_token);
+  const std::size_t close = match(open);
+  std::vector<std::size_t> semicolons;
+  int depth = 0;
+  for (std::size_t k = next(open); k < close; k = next(k)) {
+    if (is(k, "(") || is(k, "[") || is(k, "{")) ++depth;
+    if (is(k, ")") || is(k, "]") || is(k, "}")) --depth;
+    if (depth == 0 && is(k, ";")) semicolons.push_back(k);
+  }
+  if (semicolons.size() != 2) return;
+  const std::size_t type = next(open);
+  const std::size_t name = next(type);
+  if (!ident(type) || !is_counted_integer(toks_[type].text) || !ident(name) ||
+      !is(next(name), "=")) {
+    return;
+  }
+  const std::string var = toks_[name].text;
+  const std::string init = join(next(next(name)), semicolons[0]);
+
+  std::size_t c = next(semicolons[0]);
+  if (!is(c, var.c_str())) return;
+  c = next(c);
+  if ((is(c, "<") && !is(next(c), "<")) || (is(c, ">") && !is(next(c), ">"))) {
+    c = is(next(c), "=") ? next(next(c)) : next(c);
+  } else if (is(c, "!") && is(next(c), "=")) {
+    c = next(next(c));
+  } else {
+    return;
+  }
+  const std::string bound = join(c, semicolons[1]);
+  const std::size_t bound_last = prev(semicolons[1]);
+
+  const auto step_pair = [&](std::size_t k) {
+    return (is(k, "+") && is(next(k), "+")) || (is(k, "-") && is(next(k), "-"));
+  };
+  std::string stride = "1";
+  std::size_t stride_first = toks_.size();
+  const std::size_t s = next(semicolons[1]);
+  if (step_pair(s)) {
+    if (!is(next(next(s)), var.c_str()) || next(next(next(s))) != close) return;
+  } else if (is(s, var.c_str()) && step_pair(next(s))) {
+    if (next(next(next(s))) != close) return;
+  } else if (is(s, var.c_str()) && (is(next(s), "+") || is(next(s), "-")) &&
+             is(next(next(s)), "=")) {
+    stride_first = next(next(next(s)));
+    stride = join(stride_first, close);
+  } else {
+    return;
+  }
+  // A header part that reads the index (`i < 8 && i < n`) has no constant trip count and
+  // could not name the index in its type.
+  for (std::size_t k = next(name); k < close; k = next(k)) {
+    if (k > semicolons[1] && k < stride_first) continue;  // the step names it, as it must
+    if (k == next(semicolons[0])) continue;               // the condition's left side
+    if (ident(k) && toks_[k].text == var) return;
+  }
+  const std::size_t body = next(close);
+  if (assigns(var, body, statement_end(body))) return;
+  toks_[type].text = "::metal::unrolled_index<" + toks_[type].text + ", (__builtin_constant_p(" +
+                     init + ") && __builtin_constant_p(" + bound + ") && __builtin_constant_p(" +
+                     stride + "))>";
+  const std::string wrap = "::metal::unrolled_bound<decltype(" + var + ")>(";
+  toks_[c].text = wrap + toks_[c].text;
+  toks_[bound_last].text += ")";
+  if (stride_first < close) {
+    toks_[stride_first].text = wrap + toks_[stride_first].text;
+    toks_[prev(close)].text += ")";
+  }
+}
+
+// The last token of the statement starting at `begin`: a braced block's '}', else the first
+// ';' outside brackets.
+std::size_t Translator::statement_end(std::size_t begin) const {
+  if (is(begin, "{")) return match(begin);
+  int depth = 0;
+  for (std::size_t k = begin; k < toks_.size(); k = next(k)) {
+    if (is(k, "(") || is(k, "[") || is(k, "{")) ++depth;
+    if (is(k, ")") || is(k, "]") || is(k, "}")) --depth;
+    if (depth == 0 && is(k, ";")) return k;
+  }
+  return toks_.size();
+}
+
+// True when a token in [begin, end] may assign the variable `var`: `var` followed by an
+// assignment or compound assignment, or next to ++ or --.
+bool Translator::assigns(const std::string& var, std::size_t begin, std::size_t end) const {
+  static const std::set<std::string> compound = {"+", "-", "*", "/", "%", "&", "|", "^"};
+  for (std::size_t k = begin; k <= end && k < toks_.size(); k = next(k)) {
+    if (!ident(k) || toks_[k].text != var) continue;
+    const std::size_t p = prev(k);
+    if (is(p, ".") || is(p, "->") || is(p, "::")) continue;
+    const std::size_t n = next(k);
+    const std::size_t n2 = next(n);
+    const auto text = [&](std::size_t i) {
+      return i < toks_.size() ? toks_[i].text : std::string();
+    };
+    if (is(n, "=") && !is(n2, "=")) return true;
+    if (compound.count(text(n)) != 0 && is(n2, "=")) return true;
+    if ((is(n, "<") && is(n2, "<") && is(next(n2), "=")) ||
+        (is(n, ">") && is(n2, ">") && is(next(n2), "="))) {
+      return true;
+    }
+    if ((is(n, "+") && is(n2, "+")) || (is(n, "-") && is(n2, "-"))) return true;
+    if ((is(p, "+") && is(prev(p), "+")) || (is(p, "-") && is(prev(p), "-"))) return true;
+  }
+  return false;
 }
 
 void Translator::rewrite_literals_and_spaces() {
@@ -655,6 +821,7 @@ void Translator::translate_kernel(std::size_t kt) {
 std::string Translator::run() {
   rewrite_scalar_types();
   rewrite_literals_and_spaces();
+  rewrite_unrolled_loops();
   scan_kernels();
   for (std::size_t i = 0; i < toks_.size(); ++i) {
     if (ident(i) && is(i, "threadgroup") && !is(next(i), "(")) {

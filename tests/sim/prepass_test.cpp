@@ -138,6 +138,43 @@ kernel void k(device const uint* in [[buffer(0)]], constant uint& n [[buffer(1)]
   EXPECT_NE(cpp.find("(unsigned int)1"), std::string::npos);
 }
 
+TEST(PrepassTest, UnrollPragmasMarkTheLoopIndexAndLeaveTheOutput) {
+  const std::string cpp = translate_text("prepass_unroll.metal", R"(#include <metal_stdlib>
+using namespace metal;
+template <uint N>
+inline uint sum(uint x) {
+#pragma clang loop unroll(full)  // the index is a constant in each copy
+  for (uint i = 0; i < N / 2; i += 2) x += i;
+  #pragma unroll
+  for (int j = 8; j >= 0; j--) { x += uint(j); }
+#pragma unroll 4
+  for (uint k = 0; k < x; ++k) x ^= k;
+#pragma clang loop unroll(full)
+  for (uint m = 0; m < 4; ++m) { m += 1u; }
+#pragma clang loop unroll(full)
+  for (uint q = 0; q < 8 && q < x; ++q) x += q;
+  return x;
+}
+)");
+  EXPECT_NE(cpp.find("for (::metal::unrolled_index<::metal::counted_uint, (__builtin_constant_p(0) "
+                     "&& __builtin_constant_p(N / 2) && __builtin_constant_p(2))> i = 0; "
+                     "i < ::metal::unrolled_bound<decltype(i)>(N / 2); "
+                     "i += ::metal::unrolled_bound<decltype(i)>(2))"),
+            std::string::npos);
+  EXPECT_NE(cpp.find("for (::metal::unrolled_index<::metal::counted_int, (__builtin_constant_p(8) "
+                     "&& __builtin_constant_p(0) && __builtin_constant_p(1))> j = 8; "
+                     "j >= ::metal::unrolled_bound<decltype(j)>(0); j--)"),
+            std::string::npos);
+  // A partial unroll, a body that assigns its index and a bound that reads it keep the counted
+  // index.
+  EXPECT_NE(cpp.find("for (::metal::counted_uint k = 0;"), std::string::npos);
+  EXPECT_NE(cpp.find("for (::metal::counted_uint m = 0;"), std::string::npos);
+  EXPECT_NE(cpp.find("for (::metal::counted_uint q = 0; q < 8 && q < x; ++q)"), std::string::npos);
+  // GCC does not know the pragmas: they are removed, lines kept.
+  EXPECT_EQ(cpp.find("#pragma unroll"), std::string::npos);
+  EXPECT_EQ(cpp.find("#pragma clang"), std::string::npos);
+}
+
 TEST(PrepassTest, InlinesQuotedIncludes) {
   const auto dir = std::filesystem::temp_directory_path();
   std::ofstream(dir / "prepass_common.h")

@@ -134,7 +134,8 @@ void judge_dequant_ops(validate::ClaimResult& r, std::optional<double> measured,
       r, holds, fmt::format("{:.2f}", *measured), fmt::format("{:.2f}", *measured),
       fmt::format("the engine counts {:.2f} lane ALU instructions per element in {} "
                   "(128 x 64 weights, groups of 128; index arithmetic and loop control "
-                  "as the source states them, no unrolling: an upper bound); a \"~\" "
+                  "as the source states them, with loops marked for full unrolling "
+                  "unrolled: an upper bound); a \"~\" "
                   "claim holds within 25%",
                   *measured, kernel));
 }

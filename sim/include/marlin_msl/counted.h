@@ -312,6 +312,26 @@ using counted_ulong = counted<unsigned long>;
 using counted_float = counted<float>;
 using counted_half = counted<half>;
 
+// The type the pre-pass gives the index of a loop marked for full unrolling
+// (docs/kernel-dialect.md, "Unrolled loops"), `Counted` being the declared counted type. With a
+// compile-time trip count (`kConstantTrips`) the compiler unrolls the loop and the index is a
+// constant in each copy: the built-in type, so neither the loop's compare and increment nor
+// arithmetic on the index alone is counted. Otherwise the loop runs as written, counted.
+template <class Counted, bool kConstantTrips>
+using unrolled_index = std::conditional_t<kConstantTrips, detail::plain_t<Counted>, Counted>;
+
+// The bound and the stride of that loop, which the pre-pass wraps in this call: for a built-in
+// `Index` (an unrolled loop) the built-in value of `x`, so comparing the index with a counted
+// constant (`constexpr uint kN = 4;`) counts nothing; otherwise `x` itself.
+template <class Index, class X>
+MARLIN_HOOK constexpr auto unrolled_bound(const X& x) {
+  if constexpr (detail::kIsCounted<Index>) {
+    return x;
+  } else {
+    return detail::plain(x);
+  }
+}
+
 // ---- binary operators: exact matches for any mix with at least one counted operand --------
 // Operands read through pointers are loaded first, so the instruction follows its loads in
 // the trace.
