@@ -360,8 +360,12 @@ void Translator::rewrite_unrolled_loops() {
     if (toks_[i].kind != TokenKind::kDirective) continue;
     const std::string d = squeezed(toks_[i].text);
     if (!is_loop_pragma(d)) continue;
+    const std::size_t loop = next(i);
+    if (!is(loop, "for") && !is(loop, "while") && !is(loop, "do")) {
+      fail(i, "a loop pragma must be followed by a for, while or do loop");
+    }
     toks_[i].text.clear();
-    if (is_full_unroll_pragma(d)) mark_unrolled_index(next(i));
+    if (is_full_unroll_pragma(d)) mark_unrolled_index(loop);
   }
 }
 

@@ -87,6 +87,10 @@ TEST(PrepassTest, ErrorsNameFileAndLine) {
   EXPECT_NE(error_of("prepass_e5.metal", "kernel int k() { return 0; }\n")
                 .find("a kernel must return void"),
             std::string::npos);
+  EXPECT_NE(error_of("prepass_e6.metal", "void f(thread int& x) {\n#pragma unroll\n  x = 1;\n}\n")
+                .find("prepass_e6.metal:2: error: a loop pragma must be followed by a for, while "
+                      "or do loop"),
+            std::string::npos);
 }
 
 // Scalar types become counted types in function code only, never where C++ needs the
