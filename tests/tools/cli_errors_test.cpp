@@ -43,6 +43,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"occupancy", "--threads", "128", "--registers", "0"}, "--registers"},
         BadInput{{"occupancy", "--threads", "128", "--sweep", "bananas"}, "--sweep"},
         BadInput{{"occupancy", "--threads", "128", "--step", "64"}, "--step only applies"},
+        BadInput{{"bench", "--repeat", "0"}, "--repeat: expected a whole number"},
         BadInput{{"intensity"}, "--tile is required"},
         BadInput{{"intensity", "--tile", "64x64"}, "three dimensions"},
         BadInput{{"intensity", "--tile", "60x64x32"}, "multiple of 8"},

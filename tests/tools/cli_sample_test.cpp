@@ -101,9 +101,14 @@ TEST(SelectionGuide, FastestIsTheMinimumAndHoldsFollowsTheBound) {
 }
 
 TEST(CliBench, QuickRunReportsEveryCaseAgainstItsTarget) {
-  const nlohmann::json json = run_json({"bench", "--quick", "--json"});
+  const nlohmann::json json = run_json({"bench", "--quick", "--repeat", "2", "--json"});
   const nlohmann::json& cases = json.at("cases");
   ASSERT_EQ(cases.size(), 6u);
+  // The repeated wall-time cases report the fastest of two runs and their range.
+  for (const int timed : {0, 3}) {
+    EXPECT_NE(cases[timed].at("note").get<std::string>().find("best of 2 ("), std::string::npos)
+        << cases[timed];
+  }
   for (const nlohmann::json& c : cases) {
     if (c.at("measured").is_null()) {
       EXPECT_FALSE(c.at("note").get<std::string>().empty());  // says why it was not run
