@@ -146,6 +146,7 @@ class Translator {
   void rewrite_literals_and_spaces();
   void rewrite_unrolled_loops();
   void mark_unrolled_index(std::size_t for_token);
+  std::size_t top_level_semicolon(std::size_t begin, std::size_t end) const;
   std::size_t statement_end(std::size_t begin) const;
   bool assigns(const std::string& var, std::size_t begin, std::size_t end) const;
   std::size_t parse_type(std::size_t i, std::string* text) const;
@@ -378,14 +379,11 @@ void Translator::mark_unrolled_index(std::size_t for_token) {
   if (!is(for_token, "for") || !is(next(for_token), "(")) return;
   const std::size_t open = next(for_token);
   const std::size_t close = match(open);
-  std::vector<std::size_t> semicolons;
-  int depth = 0;
-  for (std::size_t k = next(open); k < close; k = next(k)) {
-    if (is(k, "(") || is(k, "[") || is(k, "{")) ++depth;
-    if (is(k, ")") || is(k, "]") || is(k, "}")) --depth;
-    if (depth == 0 && is(k, ";")) semicolons.push_back(k);
-  }
-  if (semicolons.size() != 2) return;
+  // The header's two ';' (a range-for has none).
+  const std::size_t init_end = top_level_semicolon(next(open), close);
+  if (init_end == close) return;
+  const std::size_t condition_end = top_level_semicolon(next(init_end), close);
+  if (condition_end == close || top_level_semicolon(next(condition_end), close) != close) return;
   const std::size_t type = next(open);
   const std::size_t name = next(type);
   if (!ident(type) || !is_counted_integer(toks_[type].text) || !ident(name) ||
@@ -393,9 +391,9 @@ void Translator::mark_unrolled_index(std::size_t for_token) {
     return;
   }
   const std::string var = toks_[name].text;
-  const std::string init = join(next(next(name)), semicolons[0]);
+  const std::string init = join(next(next(name)), init_end);
 
-  std::size_t c = next(semicolons[0]);
+  std::size_t c = next(init_end);
   if (!is(c, var.c_str())) return;
   c = next(c);
   if ((is(c, "<") && !is(next(c), "<")) || (is(c, ">") && !is(next(c), ">"))) {
@@ -405,15 +403,15 @@ void Translator::mark_unrolled_index(std::size_t for_token) {
   } else {
     return;
   }
-  const std::string bound = join(c, semicolons[1]);
-  const std::size_t bound_last = prev(semicolons[1]);
+  const std::string bound = join(c, condition_end);
+  const std::size_t bound_last = prev(condition_end);
 
   const auto step_pair = [&](std::size_t k) {
     return (is(k, "+") && is(next(k), "+")) || (is(k, "-") && is(next(k), "-"));
   };
   std::string stride = "1";
   std::size_t stride_first = toks_.size();
-  const std::size_t s = next(semicolons[1]);
+  const std::size_t s = next(condition_end);
   if (step_pair(s)) {
     if (!is(next(next(s)), var.c_str()) || next(next(next(s))) != close) return;
   } else if (is(s, var.c_str()) && step_pair(next(s))) {
@@ -428,8 +426,8 @@ void Translator::mark_unrolled_index(std::size_t for_token) {
   // A header part that reads the index (`i < 8 && i < n`) has no constant trip count and
   // could not name the index in its type.
   for (std::size_t k = next(name); k < close; k = next(k)) {
-    if (k > semicolons[1] && k < stride_first) continue;  // the step names it, as it must
-    if (k == next(semicolons[0])) continue;               // the condition's left side
+    if (k > condition_end && k < stride_first) continue;  // the step names it, as it must
+    if (k == next(init_end)) continue;                    // the condition's left side
     if (ident(k) && toks_[k].text == var) return;
   }
   const std::size_t body = next(close);
@@ -446,17 +444,20 @@ void Translator::mark_unrolled_index(std::size_t for_token) {
   }
 }
 
-// The last token of the statement starting at `begin`: a braced block's '}', else the first
-// ';' outside brackets.
-std::size_t Translator::statement_end(std::size_t begin) const {
-  if (is(begin, "{")) return match(begin);
+// The first ';' in [begin, end) outside the brackets opened there, or `end`.
+std::size_t Translator::top_level_semicolon(std::size_t begin, std::size_t end) const {
   int depth = 0;
-  for (std::size_t k = begin; k < toks_.size(); k = next(k)) {
+  for (std::size_t k = begin; k < end; k = next(k)) {
     if (is(k, "(") || is(k, "[") || is(k, "{")) ++depth;
     if (is(k, ")") || is(k, "]") || is(k, "}")) --depth;
     if (depth == 0 && is(k, ";")) return k;
   }
-  return toks_.size();
+  return end;
+}
+
+// The last token of the statement starting at `begin`: a braced block's '}', else its ';'.
+std::size_t Translator::statement_end(std::size_t begin) const {
+  return is(begin, "{") ? match(begin) : top_level_semicolon(begin, toks_.size());
 }
 
 // True when a token in [begin, end] may assign the variable `var`: `var` followed by an
