@@ -4,28 +4,29 @@
 #include <string>
 
 #include "model/common/input_error.h"
+#include "model/timing/distinct_sorted.h"
 
 namespace marlin::timing {
 namespace {
 
-void require_positive(int value, const char* field) {
+// The value of a positive threadgroup_memory field; InputError otherwise.
+std::uint64_t require_positive(int value, const char* field) {
   if (value <= 0) {
     throw InputError(std::string("threadgroup_memory.") + field + " must be positive (got " +
                      std::to_string(value) + ")");
   }
+  return static_cast<std::uint64_t>(value);
 }
 
 }  // namespace
 
 ClassicBankModel::ClassicBankModel(const model::ThreadgroupMemorySpec& spec)
-    : banks_(spec.banks),
-      bank_width_bytes_(spec.bank_width_bytes),
-      bytes_per_cycle_(spec.bytes_per_cycle) {
-  require_positive(spec.banks, "banks");
-  require_positive(spec.bank_width_bytes, "bank_width_bytes");
-  require_positive(spec.bytes_per_cycle, "bytes_per_cycle");
+    : banks_(require_positive(spec.banks, "banks")),
+      bank_width_(require_positive(spec.bank_width_bytes, "bank_width_bytes")),
+      bytes_per_cycle_(
+          static_cast<std::int64_t>(require_positive(spec.bytes_per_cycle, "bytes_per_cycle"))) {
   words_.reserve(256);
-  words_per_bank_.assign(static_cast<std::size_t>(banks_), 0);
+  words_per_bank_.assign(banks_.divisor(), 0);
   accesses_ = stats_.add_counter("accesses", "simdgroup accesses",
                                  "threadgroup-memory instructions with at least one active lane");
   wavefronts_ =
@@ -41,11 +42,10 @@ ClassicBankModel::ClassicBankModel(const model::ThreadgroupMemorySpec& spec)
 BankAccessCost ClassicBankModel::access(LaneMask mask, std::span<const LaneAccess> lanes) {
   words_.clear();
   std::int64_t bytes = 0;
-  const auto width = static_cast<std::uint64_t>(bank_width_bytes_);
   for_each_active_lane(mask, lanes, [&](const LaneAccess& lane) {
     bytes += lane.bytes;
-    const std::uint64_t first = lane.address / width;
-    const std::uint64_t last = (lane.address + lane.bytes - 1) / width;
+    const std::uint64_t first = bank_width_.quotient(lane.address);
+    const std::uint64_t last = bank_width_.quotient(lane.address + lane.bytes - 1);
     for (std::uint64_t w = first; w <= last; ++w) {
       words_.push_back(w);
     }
@@ -54,13 +54,12 @@ BankAccessCost ClassicBankModel::access(LaneMask mask, std::span<const LaneAcces
     return BankAccessCost{};
   }
   // Broadcast: a word counts once however many lanes read it.
-  std::sort(words_.begin(), words_.end());
-  words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
+  make_distinct_sorted(words_);
   std::fill(words_per_bank_.begin(), words_per_bank_.end(), 0);
   std::int64_t wavefronts = 0;
-  const auto banks = static_cast<std::uint64_t>(banks_);
   for (const std::uint64_t w : words_) {
-    wavefronts = std::max(wavefronts, ++words_per_bank_[static_cast<std::size_t>(w % banks)]);
+    wavefronts =
+        std::max(wavefronts, ++words_per_bank_[static_cast<std::size_t>(banks_.remainder(w))]);
   }
   BankAccessCost cost;
   cost.wavefronts = wavefronts;

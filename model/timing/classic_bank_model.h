@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/timing/fixed_divisor.h"
 #include "model/timing/threadgroup_memory_banks.h"
 
 namespace marlin::timing {
@@ -24,8 +25,8 @@ class ClassicBankModel final : public ThreadgroupMemoryBanks {
   [[nodiscard]] const StatRegistry& stats() const override { return stats_; }
 
  private:
-  std::int64_t banks_;
-  std::int64_t bank_width_bytes_;
+  FixedDivisor banks_;
+  FixedDivisor bank_width_;  // bytes
   std::int64_t bytes_per_cycle_;
   std::vector<std::uint64_t> words_;          // reused: words touched by one access
   std::vector<std::int64_t> words_per_bank_;  // reused: distinct words per bank

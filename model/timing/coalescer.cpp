@@ -4,14 +4,23 @@
 #include <string>
 
 #include "model/common/input_error.h"
+#include "model/timing/distinct_sorted.h"
 
 namespace marlin::timing {
 
-Coalescer::Coalescer(const model::CacheSpec& l1) : line_bytes_(l1.line_bytes) {
-  if (line_bytes_ <= 0) {
-    throw InputError("memory.l1.line_bytes must be positive (got " + std::to_string(line_bytes_) +
+namespace {
+
+std::uint64_t positive_line_bytes(int line_bytes) {
+  if (line_bytes <= 0) {
+    throw InputError("memory.l1.line_bytes must be positive (got " + std::to_string(line_bytes) +
                      ")");
   }
+  return static_cast<std::uint64_t>(line_bytes);
+}
+
+}  // namespace
+
+Coalescer::Coalescer(const model::CacheSpec& l1) : line_bytes_(positive_line_bytes(l1.line_bytes)) {
   lines_.reserve(128);
   accesses_ = stats_.add_counter("accesses", "simdgroup accesses",
                                  "device-memory instructions with at least one active lane");
@@ -24,18 +33,17 @@ Coalescer::Coalescer(const model::CacheSpec& l1) : line_bytes_(l1.line_bytes) {
 std::span<const std::uint64_t> Coalescer::coalesce(LaneMask mask,
                                                    std::span<const LaneAccess> lanes) {
   lines_.clear();
-  const auto line = static_cast<std::uint64_t>(line_bytes_);
   std::int64_t active = 0;
   for_each_active_lane(mask, lanes, [&](const LaneAccess& access) {
     ++active;
-    const std::uint64_t first = access.address / line;
-    const std::uint64_t last = (access.address + access.bytes - 1) / line;
+    const std::uint64_t first = line_bytes_.quotient(access.address);
+    const std::uint64_t last = line_bytes_.quotient(access.address + access.bytes - 1);
     for (std::uint64_t l = first; l <= last; ++l) {
-      lines_.push_back(l * line);
+      lines_.push_back(l);
     }
   });
-  std::sort(lines_.begin(), lines_.end());
-  lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
+  make_distinct_sorted(lines_);
+  for (std::uint64_t& l : lines_) l *= line_bytes_.divisor();
   if (active > 0) {
     stats_.increment(accesses_);
     stats_.add(lane_accesses_, active);

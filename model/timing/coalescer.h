@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/device/device_spec.h"
+#include "model/timing/fixed_divisor.h"
 #include "model/timing/lane_access.h"
 #include "model/timing/stats.h"
 
@@ -24,11 +25,11 @@ class Coalescer {
 
   std::span<const std::uint64_t> coalesce(LaneMask mask, std::span<const LaneAccess> lanes);
 
-  [[nodiscard]] int line_bytes() const { return line_bytes_; }
+  [[nodiscard]] int line_bytes() const { return static_cast<int>(line_bytes_.divisor()); }
   [[nodiscard]] const StatRegistry& stats() const { return stats_; }
 
  private:
-  int line_bytes_;
+  FixedDivisor line_bytes_;
   std::vector<std::uint64_t> lines_;  // reused across calls
   StatRegistry stats_;
   StatId accesses_;

@@ -71,6 +71,14 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
   idle_scheduler.wake = kNever;
   idle_scheduler.pipe_holder.fill(StallClass::kAluBusy);
   scheds_.assign(static_cast<std::size_t>(cores_ * schedulers_), idle_scheduler);
+  live_capacity_ = (slots_per_core_ + schedulers_ - 1) / schedulers_;
+  live_by_age_.assign(scheds_.size() * static_cast<std::size_t>(live_capacity_), -1);
+  live_count_.assign(scheds_.size(), 0);
+  slots_in_threadgroup_.assign(static_cast<std::size_t>(resident_ * schedulers_), 0);
+  for (int local = 0; local < slots_per_core_; ++local) {
+    ++slots_in_threadgroup_[static_cast<std::size_t>((local / sgs_per_tg_) * schedulers_ +
+                                                     local % schedulers_)];
+  }
   free_slots_.assign(static_cast<std::size_t>(cores_), resident_);
   resident_sgs_.assign(static_cast<std::size_t>(cores_), 0);
   tgm_free_.assign(static_cast<std::size_t>(cores_), Cycles(0));
@@ -283,6 +291,7 @@ void LaunchReplay::start_threadgroup(int core, int slot, Cycles t) {
     }
     s.live = true;
     s.age = next_age_++;
+    add_live(core, local);
     s.wait_from = t;
     s.last_done = t;
     s.open_begin = t;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <queue>
+#include <span>
 #include <vector>
 
 #include "model/device/device_spec.h"
@@ -132,7 +133,7 @@ class LaunchReplay {
   void try_issue(int core, int scheduler, Cycles t);
   [[nodiscard]] Cycles eligible(const SimdgroupSlot& sg, int core, const Scheduler& s) const;
   // The simdgroup scheduler k of `core` would issue at t (-1: none) under the issue policy;
-  // `earliest` receives the first cycle one of its simdgroups may become eligible otherwise.
+  // when none is eligible, `earliest` receives the first cycle one of them may become so.
   // A threadgroup-memory op is eligible at t only when `tgm_granted`.
   int select(int core, int k, Cycles t, bool tgm_granted, Cycles& earliest);
   // Round-robin grant of the core's shared threadgroup-memory pipe at t: the first scheduler,
@@ -167,6 +168,24 @@ class LaunchReplay {
   void arrive_at_barrier(int core, int local, Cycles t);
   void check_release(int core, int tg_slot);
   void wake(int core, int local, Cycles at);
+  // The live simdgroups of scheduler k of `core`, oldest first (SimdgroupSlot::age): the
+  // slots select() and run_horizons() visit. A simdgroup joins at dispatch (the youngest) and
+  // leaves when it finishes.
+  [[nodiscard]] std::span<const int> live_by_age(int core, int k) const {
+    const std::size_t at = static_cast<std::size_t>(core * schedulers_ + k);
+    return {live_by_age_.data() + at * static_cast<std::size_t>(live_capacity_),
+            static_cast<std::size_t>(live_count_[at])};
+  }
+  void add_live(int core, int local);
+  // Simdgroup slots of a core that scheduler k serves: all of them, and those of threadgroup
+  // slot `slot`.
+  [[nodiscard]] int slots_of_scheduler(int k) const {
+    return (slots_per_core_ - k + schedulers_ - 1) / schedulers_;
+  }
+  [[nodiscard]] int slots_of_scheduler_in(int slot, int k) const {
+    return slots_in_threadgroup_[static_cast<std::size_t>(slot * schedulers_ + k)];
+  }
+  void remove_live(int core, int local);
   // Op timing.
   // Fills lanes_[0, n) with accesses from .. from + n - 1 of the op whose accesses are stored
   // from `stored` (device addresses carry their buffer's range, memory_hierarchy.h) and
@@ -235,6 +254,10 @@ class LaunchReplay {
   std::vector<SimdgroupSlot> sgs_;
   std::vector<ThreadgroupSlot> tgs_;
   std::vector<Scheduler> scheds_;
+  int live_capacity_ = 0;          // simdgroup slots per scheduler
+  std::vector<int> live_by_age_;   // per scheduler: live_capacity_ entries, see live_by_age()
+  std::vector<int> live_count_;    // per scheduler
+  std::vector<int> slots_in_threadgroup_;  // per (threadgroup slot, k): slots_of_scheduler_in
   std::vector<int> free_slots_;    // per core
   std::vector<int> resident_sgs_;  // per core
   std::vector<Cycles> tgm_free_;   // per core: threadgroup-memory pipe free from

@@ -35,16 +35,32 @@ Cycles LaunchReplay::eligible(const SimdgroupSlot& g, int core, const Scheduler&
   return g.ready_at;
 }
 
+void LaunchReplay::add_live(int core, int local) {
+  const std::size_t at = static_cast<std::size_t>(core * schedulers_ + local % schedulers_);
+  MARLIN_CHECK(live_count_[at] < live_capacity_, "a scheduler lists each of its slots once");
+  live_by_age_[at * static_cast<std::size_t>(live_capacity_) +
+               static_cast<std::size_t>(live_count_[at]++)] = local;
+}
+
+void LaunchReplay::remove_live(int core, int local) {
+  const std::size_t at = static_cast<std::size_t>(core * schedulers_ + local % schedulers_);
+  int* first = live_by_age_.data() + at * static_cast<std::size_t>(live_capacity_);
+  int* last = first + live_count_[at];
+  int* found = std::find(first, last, local);
+  MARLIN_CHECK(found != last, "a finishing simdgroup is listed live");
+  std::copy(found + 1, last, found);
+  --live_count_[at];
+}
+
 int LaunchReplay::select(int core, int k, Cycles t, bool tgm_granted, Cycles& earliest) {
   const Scheduler& s = scheduler(core, k);
   earliest = kNever;
+  // Oldest first: the first eligible simdgroup is the policy's choice, unless the grant of
+  // the shared pipe gives precedence to the oldest eligible threadgroup-memory op.
   int best = -1;
-  int best_tgm = -1;  // oldest eligible threadgroup-memory op (only with the grant)
-  std::uint64_t best_age = std::numeric_limits<std::uint64_t>::max();
-  std::uint64_t best_tgm_age = best_age;
-  for (int local = k; local < slots_per_core_; local += schedulers_) {
+  for (const int local : live_by_age(core, k)) {
     const SimdgroupSlot& g = sg(core, local);
-    if (!g.live || g.blocked) continue;
+    if (g.blocked) continue;
     Cycles e = eligible(g, core, s);
     const bool tgm = g.pipe == Pipe::kThreadgroupMemory;
     // Without the grant a threadgroup-memory op waits at least until the next cycle.
@@ -53,17 +69,11 @@ int LaunchReplay::select(int core, int k, Cycles t, bool tgm_granted, Cycles& ea
       earliest = std::min(earliest, e);
       continue;
     }
-    if (g.age < best_age) {
-      best_age = g.age;
-      best = local;
-    }
-    if (tgm && g.age < best_tgm_age) {
-      best_tgm_age = g.age;
-      best_tgm = local;
-    }
+    if (tgm) return local;  // eligible only with the grant, which takes precedence
+    if (best < 0) best = local;
+    if (!tgm_granted) break;  // nothing younger can take precedence
   }
-  // The grant of the shared pipe takes precedence over the issue policy.
-  if (best_tgm >= 0) return best_tgm;
+  // `earliest` is complete only when nothing is eligible, the one case the caller reads it.
   if (device_.policy == IssuePolicy::kGreedyThenOldest && s.last_issued >= 0 && best >= 0) {
     const SimdgroupSlot& g = sg(core, s.last_issued);
     if (g.live && !g.blocked && g.pipe != Pipe::kThreadgroupMemory && eligible(g, core, s) <= t) {
@@ -80,9 +90,9 @@ int LaunchReplay::grant_threadgroup_memory(int core, Cycles t) {
     const int k = (first + i) % schedulers_;
     const Scheduler& s = scheduler(core, k);
     if (s.wake > t || s.last_issue == t) continue;
-    for (int local = k; local < slots_per_core_; local += schedulers_) {
+    for (const int local : live_by_age(core, k)) {
       const SimdgroupSlot& g = sg(core, local);
-      if (g.live && !g.blocked && g.pipe == Pipe::kThreadgroupMemory && g.ready_at <= t) return k;
+      if (!g.blocked && g.pipe == Pipe::kThreadgroupMemory && g.ready_at <= t) return k;
     }
   }
   return -1;
@@ -254,6 +264,7 @@ void LaunchReplay::finish_simdgroup(int core, int local, Cycles end) {
   charge(core, local, g.last_done_class, x, end);
   g.barrier_until = Cycles(0);
   g.live = false;
+  remove_live(core, local);
   g.end = end;
   const int slot = local / sgs_per_tg_;
   ThreadgroupSlot& group = tg(core, slot);

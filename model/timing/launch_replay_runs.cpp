@@ -38,17 +38,15 @@ LaunchReplay::RunHorizons LaunchReplay::run_horizons(int core, int k, int local,
   const bool may_dispatch = next_threadgroup_ < total_threadgroups_;
   const int own_slot = local / sgs_per_tg_;
   RunHorizons h{kNeverIssue, kNeverIssue};
-  for (int other = k; other < slots_per_core_; other += schedulers_) {
+  int live_elsewhere = 0;  // live simdgroups of the scheduler outside the own threadgroup
+  for (const int other : live_by_age(core, k)) {
     if (other == local) continue;
     const SimdgroupSlot& g = sg(core, other);
-    // The threadgroup of `local` can neither end nor pass a barrier before the run ends.
-    if (other / sgs_per_tg_ == own_slot && (!g.live || g.blocked)) continue;
-    if (!g.live) {
-      if (!may_dispatch) continue;
-      // A threadgroup may come; its simdgroups are younger than `local`.
-      h.any = t;
-      if (first_op_threadgroup_memory_) return {t, t};
-      continue;
+    if (other / sgs_per_tg_ == own_slot) {
+      // The threadgroup of `local` can neither end nor pass a barrier before the run ends.
+      if (g.blocked) continue;
+    } else {
+      ++live_elsewhere;
     }
     const bool older = oldest_first && g.age < own.age;
     if (g.blocked) {
@@ -66,6 +64,13 @@ LaunchReplay::RunHorizons LaunchReplay::run_horizons(int core, int k, int local,
     const Cycles e = eligible(g, core, s);
     h.any = std::min(h.any, e);
     if (older || g.pipe == Pipe::kThreadgroupMemory) h.preempt = std::min(h.preempt, e);
+  }
+  // A slot of another threadgroup without a live simdgroup may receive a threadgroup (its
+  // simdgroups are younger than `local`).
+  const int slots_elsewhere = slots_of_scheduler(k) - slots_of_scheduler_in(own_slot, k);
+  if (may_dispatch && live_elsewhere < slots_elsewhere) {
+    h.any = t;
+    if (first_op_threadgroup_memory_) return {t, t};
   }
   return h;
 }

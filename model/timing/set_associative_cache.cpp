@@ -39,6 +39,8 @@ SetAssociativeCache::SetAssociativeCache(const model::CacheSpec& spec, WritePoli
   }
   ways_ = spec.associativity == 0 ? lines : spec.associativity;
   sets_ = lines / ways_;
+  line_divisor_ = FixedDivisor(static_cast<std::uint64_t>(line_bytes_));
+  set_divisor_ = FixedDivisor(static_cast<std::uint64_t>(sets_));
   const auto frames = static_cast<std::size_t>(lines);
   lines_.assign(frames, Line{});
   prev_.assign(frames, kNone);
@@ -144,12 +146,12 @@ void SetAssociativeCache::push_front(std::int64_t set, std::int64_t frame) {
 }
 
 bool SetAssociativeCache::contains(std::uint64_t address) const {
-  return find(address / static_cast<std::uint64_t>(line_bytes_)) != kNone;
+  return find(line_divisor_.quotient(address)) != kNone;
 }
 
 CacheAccessResult SetAssociativeCache::access(std::uint64_t address, bool is_write) {
-  const std::uint64_t line_number = address / static_cast<std::uint64_t>(line_bytes_);
-  const auto set = static_cast<std::int64_t>(line_number % static_cast<std::uint64_t>(sets_));
+  const std::uint64_t line_number = line_divisor_.quotient(address);
+  const auto set = static_cast<std::int64_t>(set_divisor_.remainder(line_number));
   CacheAccessResult result;
   const std::int64_t hit_frame = find(line_number);
   if (hit_frame != kNone) {

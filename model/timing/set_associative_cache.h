@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/timing/cache.h"
+#include "model/timing/fixed_divisor.h"
 
 namespace marlin::timing {
 
@@ -56,6 +57,8 @@ class SetAssociativeCache final : public Cache {
   int line_bytes_;
   std::int64_t ways_ = 0;
   std::int64_t sets_ = 0;
+  FixedDivisor line_divisor_;        // line_bytes_
+  FixedDivisor set_divisor_;         // sets_
   std::vector<Line> lines_;          // sets_ * ways_ frames
   std::vector<std::int64_t> prev_;   // per frame: neighbour towards the head, or kNone
   std::vector<std::int64_t> next_;   // per frame: neighbour towards the tail, or kNone

@@ -96,6 +96,15 @@ TEST(CoalescerTest, CountsAccessesLanesAndLineRequests) {
   EXPECT_TRUE(coalescer.coalesce(0, lanes).empty());
 }
 
+// A line size that is not a power of two, and lanes far apart: 95..96 straddles lines 0 and
+// 1 (96 bytes each); 200 is in line 2 (192..287); 100000 in line 1041 (99936..100031).
+TEST(CoalescerTest, LineSizeThatIsNotAPowerOfTwo) {
+  Coalescer coalescer(model::CacheSpec{.size_bytes = 9600, .line_bytes = 96});
+  const std::array<LaneAccess, 4> lanes{LaneAccess{100000, 4}, LaneAccess{200, 4},
+                                        LaneAccess{95, 2}, LaneAccess{0, 4}};
+  EXPECT_EQ(lines_of(coalescer, 0xF, lanes), (std::vector<std::uint64_t>{0, 96, 192, 99936}));
+}
+
 TEST(CoalescerTest, RejectsBadInput) {
   EXPECT_THROW(Coalescer(line_spec(0)), InputError);
   Coalescer coalescer(line_spec(128));

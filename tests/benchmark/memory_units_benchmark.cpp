@@ -1,0 +1,63 @@
+// Google Benchmark of the timing model's per-access units, called once per memory op of a
+// replay: the threadgroup-memory bank model and the device-access coalescer, with the m4max
+// profile's geometry (32 banks of 4 bytes, 128-byte lines). items = accesses.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "model/device/profile_loader.h"
+#include "model/timing/coalescer.h"
+#include "model/timing/threadgroup_memory_banks.h"
+
+namespace {
+
+using namespace marlin;
+
+// A simdgroup_load of an 8x8 half matrix from a row-major tile of `stride` halves: eight
+// 16-byte rows (the fused kernel's A fragments, stride 32, and B stage, stride 8).
+std::vector<timing::LaneAccess> matrix_rows(std::uint64_t stride_halves) {
+  std::vector<timing::LaneAccess> rows;
+  for (std::uint64_t r = 0; r < 8; ++r) rows.push_back({r * stride_halves * 2, 16});
+  return rows;
+}
+
+void BM_BankModelMatrixRows(benchmark::State& state) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  const auto banks = timing::make_threadgroup_memory_banks(device.threadgroup_memory);
+  const std::vector<timing::LaneAccess> rows = matrix_rows(32);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(banks->access(0xFF, rows).busy_cycles);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BankModelMatrixRows);
+
+// 32 lanes storing consecutive halves: one 64-byte run, 16 words.
+void BM_BankModelHalfPerLane(benchmark::State& state) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  const auto banks = timing::make_threadgroup_memory_banks(device.threadgroup_memory);
+  std::vector<timing::LaneAccess> lanes;
+  for (std::uint64_t l = 0; l < 32; ++l) lanes.push_back({l * 2, 2});
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(banks->access(0xFFFFFFFFu, lanes).busy_cycles);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BankModelHalfPerLane);
+
+// Lanes 0-7 loading one packed word each from consecutive columns (the fused kernel's
+// weight loads): 32 bytes, one line.
+void BM_CoalescerWordPerLane(benchmark::State& state) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  timing::Coalescer coalescer(device.memory.l1);
+  std::vector<timing::LaneAccess> lanes;
+  for (std::uint64_t l = 0; l < 8; ++l) lanes.push_back({4096 + l * 4, 4});
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(coalescer.coalesce(0xFF, lanes).size());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CoalescerWordPerLane);
+
+}  // namespace
