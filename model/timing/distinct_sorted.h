@@ -7,8 +7,9 @@
 
 namespace marlin::timing {
 
-// Leaves `values` sorted ascending with each value once. Values within a span of 512 go
-// through a bitmap (linear time, the usual case for one access); wider spans are sorted.
+// Leaves `values` sorted ascending with each value once. A list already in order only loses
+// its repeats; otherwise values within a span of 512 go through a bitmap (linear time), and
+// wider spans are sorted.
 void make_distinct_sorted(std::vector<std::uint64_t>& values);
 
 }  // namespace marlin::timing

@@ -26,6 +26,10 @@ TEST(DistinctSortedTest, HandWorkedLists) {
   make_distinct_sorted(one);
   EXPECT_EQ(one, (std::vector<std::uint64_t>{42}));
 
+  std::vector<std::uint64_t> in_order = {1, 1, 2, 5, 5, 5, 1u << 20};
+  make_distinct_sorted(in_order);
+  EXPECT_EQ(in_order, (std::vector<std::uint64_t>{1, 2, 5, 1u << 20}));
+
   std::vector<std::uint64_t> repeats = {9, 3, 9, 3, 3, 100};
   make_distinct_sorted(repeats);
   EXPECT_EQ(repeats, (std::vector<std::uint64_t>{3, 9, 100}));
@@ -46,6 +50,7 @@ TEST(DistinctSortedTest, MatchesASetOnRandomLists) {
     const std::uint64_t span = std::uint64_t{1} << (random() % 14);  // 1 .. 8192
     std::vector<std::uint64_t> values(random() % 70);
     for (std::uint64_t& v : values) v = base + random() % span;
+    if (trial % 3 == 0) std::sort(values.begin(), values.end());  // the in-order path
     const std::vector<std::uint64_t> expected = reference(values);
     make_distinct_sorted(values);
     EXPECT_EQ(values, expected) << "trial " << trial;
