@@ -85,14 +85,20 @@ void ThreadgroupRun::check_shadow(LaneContext& lane, const Region& region, std::
   a.simd_epoch = lane.simd->sync_epoch;
   a.write = kind != AccessKind::kLoad;
   a.atomic = kind == AccessKind::kAtomic;
-  // Bytes with identical shadow cells get identical verdicts: a report (once per kind and
+  // Granules with identical shadow cells get identical verdicts: a report (once per kind and
   // declaration) can only come from the first, so one check covers them all.
-  const std::uint32_t cell = region.arena_offset + offset;
-  const bool uniform = bytes > 1 && worker_.shadow.uniform_cells(cell, bytes);
-  for (std::uint32_t b = 0; b < (uniform ? 1u : bytes); ++b) {
+  ThreadgroupShadow& shadow = worker_.shadow;
+  const std::uint32_t start = region.arena_offset + offset;
+  shadow.cover(start, bytes);
+  const std::uint32_t granule = shadow.granule();
+  const std::size_t cell = shadow.cell_of(start);
+  const auto cells = static_cast<std::uint32_t>(shadow.cell_of(bytes));
+  const bool uniform = cells > 1 && shadow.uniform_cells(cell, cells);
+  for (std::uint32_t i = 0; i < (uniform ? 1u : cells); ++i) {
+    const std::uint32_t b = i * granule;  // the cell's first byte, from `offset`
     std::uint32_t other = 0;
-    const ShadowVerdict v = uniform ? worker_.shadow.access_uniform(cell, bytes, a, &other)
-                                    : worker_.shadow.access_byte(cell + b, a, &other);
+    const ShadowVerdict v = uniform ? shadow.access_uniform(cell, cells, a, &other)
+                                    : shadow.access_cell(cell + i, a, &other);
     if (v == ShadowVerdict::kOk) continue;
     const DiagnosticKind dk = v == ShadowVerdict::kUninitialized
                                   ? DiagnosticKind::kUninitializedRead

@@ -1,7 +1,11 @@
 // Shadow state of threadgroup memory for the race and uninitialized-read sanitizer.
 //
-// One cell per byte records the last writer and last reader (thread index in the
-// threadgroup) with the barrier epoch and their simdgroup's sync epoch at the time. Two
+// One cell per granule of threadgroup memory records the last writer and last reader (thread
+// index in the threadgroup) with the barrier epoch and their simdgroup's sync epoch at the
+// time. A granule is `granule()` bytes (a power of two, 4 at first): while every access
+// covers whole granules, the bytes of a granule share one state, so one cell stands for them
+// all. An access that does not (a byte, a half at an odd half) first splits the cells into
+// smaller granules, copying each cell to its parts: exact, since the parts shared the state. Two
 // accesses by different threads to the same byte, at least one a write, race unless a
 // threadgroup barrier separates them (different barrier epoch) or both threads are in the
 // same simdgroup and a simdgroup barrier or collective separates them. Epochs come from a
@@ -41,13 +45,21 @@ class ThreadgroupShadow {
   void barrier() { epoch_ = ++counter_; }
   std::uint32_t next_simd_epoch() { return ++counter_; }
 
-  // True if the cells of bytes [offset, offset + n) are identical: then every byte has the
-  // verdict and the new state of the first (a whole element written by one thread, the
-  // usual case), and access_uniform() checks and records them at once.
-  bool uniform_cells(std::size_t offset, std::size_t n) const {
-    const ShadowCell& c = cells_[offset];
+  // Bytes per cell, and the cell holding byte `offset`.
+  std::uint32_t granule() const { return std::uint32_t{1} << shift_; }
+  std::size_t cell_of(std::size_t offset) const { return offset >> shift_; }
+  // Makes bytes [offset, offset + n) whole granules, splitting every cell if they are not.
+  void cover(std::size_t offset, std::size_t n) {
+    if (((offset | n) & (granule() - 1)) != 0) split(offset | n);
+  }
+
+  // True if cells [cell, cell + n) are identical: then every granule has the verdict and the
+  // new state of the first (a whole element written by one thread, the usual case), and
+  // access_uniform() checks and records them at once.
+  bool uniform_cells(std::size_t cell, std::size_t n) const {
+    const ShadowCell& c = cells_[cell];
     for (std::size_t i = 1; i < n; ++i) {
-      const ShadowCell& o = cells_[offset + i];
+      const ShadowCell& o = cells_[cell + i];
       if (o.write_epoch != c.write_epoch || o.read_epoch != c.read_epoch ||
           o.write_simd_epoch != c.write_simd_epoch || o.read_simd_epoch != c.read_simd_epoch ||
           o.writer != c.writer || o.reader != c.reader) {
@@ -56,25 +68,30 @@ class ThreadgroupShadow {
     }
     return true;
   }
-  ShadowVerdict access_uniform(std::size_t offset, std::size_t n, const ShadowAccess& a,
+  ShadowVerdict access_uniform(std::size_t cell, std::size_t n, const ShadowAccess& a,
                                std::uint32_t* other) {
-    ShadowCell c = cells_[offset];  // updated in registers, then stored to every byte
+    ShadowCell c = cells_[cell];  // updated in registers, then stored to every cell
     const ShadowVerdict v = check(c, a, other);
-    for (std::size_t i = 0; i < n; ++i) cells_[offset + i] = c;
+    for (std::size_t i = 0; i < n; ++i) cells_[cell + i] = c;
     return v;
   }
 
-  // Checks and records one byte; `other` receives the conflicting thread. Inline: the
-  // sanitizer calls it for every byte of every threadgroup access.
-  ShadowVerdict access_byte(std::size_t offset, const ShadowAccess& a, std::uint32_t* other) {
-    return check(cells_[offset], a, other);
+  // Checks and records one cell; `other` receives the conflicting thread. Inline: the
+  // sanitizer calls it for every cell of every threadgroup access.
+  ShadowVerdict access_cell(std::size_t cell, const ShadowAccess& a, std::uint32_t* other) {
+    return check(cells_[cell], a, other);
   }
 
  private:
   // The verdict for one cell, which is updated with the access.
   ShadowVerdict check(ShadowCell& c, const ShadowAccess& a, std::uint32_t* other) const;
 
+  // Splits every cell into granules of the largest power of two dividing `alignment` and the
+  // current granule.
+  void split(std::size_t alignment);
+
   std::vector<ShadowCell> cells_;
+  std::uint32_t shift_ = 2;  // log2 of the granule
   std::uint32_t counter_ = 0;
   std::uint32_t start_ = 0;  // epochs <= start_ belong to earlier threadgroups
   std::uint32_t epoch_ = 0;

@@ -73,6 +73,22 @@ TEST(SanitizerTest, RaceNamesBothThreads) {
       << d.message;
 }
 
+TEST(SanitizerTest, RaceOnOneByteOfAHalf) {
+  std::vector<std::uint32_t> out(1);
+  LaunchSpec s = spec("bug_byte_race", {1, 1, 1}, {32, 1, 1});
+  s.buffers[0] = buffer(out);
+  const LaunchResult r = run_collecting(s);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  const Diagnostic& d = r.diagnostics[0];
+  EXPECT_EQ(d.kind, DiagnosticKind::kThreadgroupRace);
+  EXPECT_EQ(d.region, "values");
+  // Thread 0 wrote bytes 2-3 (values[1]); thread 1 reads byte 3 alone.
+  EXPECT_EQ(d.thread[0], 1u);
+  EXPECT_EQ(d.other_thread[0], 0u);
+  EXPECT_EQ(d.offset, 3);
+  EXPECT_EQ(d.bytes, 1u);
+}
+
 TEST(SanitizerTest, CleanTwinIsNotFlagged) {
   std::vector<std::uint32_t> out(64);
   LaunchSpec s = spec("clean_shift", {1, 1, 1}, {64, 1, 1});

@@ -125,3 +125,17 @@ kernel void bug_stack_hungry(device const float* in [[buffer(0)]],
   }
   out[tid] = sum;
 }
+
+// Thread 0 writes the half values[1] (bytes 2-3); thread 1 reads byte 3 alone, with no barrier
+// in between: a race on one byte of a half.
+kernel void bug_byte_race(device uint* out [[buffer(0)]],
+                          uint tid [[thread_index_in_threadgroup]]) {
+  threadgroup half values[4];
+  if (tid == 0) {
+    values[1] = 1.0h;
+  }
+  const threadgroup uchar* bytes = reinterpret_cast<const threadgroup uchar*>(values);
+  if (tid == 1) {
+    out[0] = bytes[3];
+  }
+}
