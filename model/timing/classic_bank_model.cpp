@@ -1,6 +1,8 @@
 #include "model/timing/classic_bank_model.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <string>
 
 #include "model/common/input_error.h"
@@ -24,7 +26,8 @@ ClassicBankModel::ClassicBankModel(const model::ThreadgroupMemorySpec& spec)
     : banks_(require_positive(spec.banks, "banks")),
       bank_width_(require_positive(spec.bank_width_bytes, "bank_width_bytes")),
       bytes_per_cycle_(
-          static_cast<std::int64_t>(require_positive(spec.bytes_per_cycle, "bytes_per_cycle"))) {
+          static_cast<std::int64_t>(require_positive(spec.bytes_per_cycle, "bytes_per_cycle"))),
+      period_(banks_.divisor() * bank_width_.divisor()) {
   words_.reserve(256);
   words_per_bank_.assign(banks_.divisor(), 0);
   accesses_ = stats_.add_counter("accesses", "simdgroup accesses",
@@ -39,7 +42,7 @@ ClassicBankModel::ClassicBankModel(const model::ThreadgroupMemorySpec& spec)
                                     "cycles the threadgroup-memory pipe is occupied");
 }
 
-BankAccessCost ClassicBankModel::access(LaneMask mask, std::span<const LaneAccess> lanes) {
+BankAccessCost ClassicBankModel::cost_of(LaneMask mask, std::span<const LaneAccess> lanes) {
   words_.clear();
   std::int64_t bytes = 0;
   for_each_active_lane(mask, lanes, [&](const LaneAccess& lane) {
@@ -66,12 +69,46 @@ BankAccessCost ClassicBankModel::access(LaneMask mask, std::span<const LaneAcces
   cost.bytes = bytes;
   cost.bandwidth_cycles = Cycles((bytes + bytes_per_cycle_ - 1) / bytes_per_cycle_);
   cost.busy_cycles = later(Cycles(wavefronts), cost.bandwidth_cycles);
-  stats_.increment(accesses_);
-  stats_.add(wavefronts_, wavefronts);
-  stats_.add(conflict_passes_, wavefronts - 1);
-  stats_.add(bytes_, bytes);
-  stats_.add(busy_cycles_, cost.busy_cycles.count());
   return cost;
+}
+
+void ClassicBankModel::count(const BankAccessCost& cost) {
+  if (cost.wavefronts == 0) return;  // no active lane
+  stats_.increment(accesses_);
+  stats_.add(wavefronts_, cost.wavefronts);
+  stats_.add(conflict_passes_, cost.wavefronts - 1);
+  stats_.add(bytes_, cost.bytes);
+  stats_.add(busy_cycles_, cost.busy_cycles.count());
+}
+
+BankAccessCost ClassicBankModel::access(LaneMask mask, std::span<const LaneAccess> lanes) {
+  const BankAccessCost cost = cost_of(mask, lanes);
+  count(cost);
+  return cost;
+}
+
+BankAccessCost ClassicBankModel::access_affine(std::uint32_t first, std::uint32_t stride,
+                                               std::uint32_t bytes, std::uint32_t lanes) {
+  // The invariance needs the lanes' bytes to be first + i * stride exactly: no lane wraps
+  // around 2^32 (the trace's offsets are 32-bit) and no lane's bytes reach past it.
+  const std::int64_t step = static_cast<std::int32_t>(stride);
+  const std::int64_t last = std::int64_t{first} + step * (std::int64_t{lanes} - 1);
+  const std::int64_t top = std::max<std::int64_t>(first, last) + bytes;
+  if (!std::has_single_bit(period_.divisor()) || period_.divisor() >= (1u << 16) || bytes > 255 ||
+      std::min<std::int64_t>(first, last) < 0 || top > (std::int64_t{1} << 32)) {
+    return ThreadgroupMemoryBanks::access_affine(first, stride, bytes, lanes);
+  }
+  if (affine_costs_.size() >= kMaxAffinePatterns) affine_costs_.clear();
+  const std::uint64_t key = (period_.remainder(first) << 48) | (std::uint64_t{stride} << 16) |
+                            (std::uint64_t{bytes} << 8) | lanes;
+  auto [it, inserted] = affine_costs_.try_emplace(key);
+  if (inserted) {
+    std::array<LaneAccess, 64> accesses{};
+    const LaneMask mask = affine_lanes(first, stride, bytes, lanes, accesses);
+    it->second = cost_of(mask, std::span<const LaneAccess>(accesses.data(), lanes));
+  }
+  count(it->second);
+  return it->second;
 }
 
 }  // namespace marlin::timing

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "model/timing/fixed_divisor.h"
@@ -22,14 +23,27 @@ class ClassicBankModel final : public ThreadgroupMemoryBanks {
   explicit ClassicBankModel(const model::ThreadgroupMemorySpec& spec);
 
   BankAccessCost access(LaneMask mask, std::span<const LaneAccess> lanes) override;
+  // Remembers each pattern's cost: moving every address by a multiple of banks x width
+  // keeps each word's bank and which lanes share a word, so the cost depends only on
+  // (first mod banks x width, stride, bytes, lanes). Only for a power-of-two banks x width
+  // and runs whose bytes stay below 2^32 without wrapping; otherwise as the default.
+  BankAccessCost access_affine(std::uint32_t first, std::uint32_t stride, std::uint32_t bytes,
+                               std::uint32_t lanes) override;
   [[nodiscard]] const StatRegistry& stats() const override { return stats_; }
 
  private:
+  // The cost of an access, without counting it; then counting one.
+  BankAccessCost cost_of(LaneMask mask, std::span<const LaneAccess> lanes);
+  void count(const BankAccessCost& cost);
+
   FixedDivisor banks_;
   FixedDivisor bank_width_;  // bytes
   std::int64_t bytes_per_cycle_;
-  std::vector<std::uint64_t> words_;          // reused: words touched by one access
-  std::vector<std::int64_t> words_per_bank_;  // reused: distinct words per bank
+  std::vector<std::uint64_t> words_;                       // reused: words touched by one access
+  std::vector<std::int64_t> words_per_bank_;               // reused: distinct words per bank
+  FixedDivisor period_;                                    // banks x width bytes
+  static constexpr std::size_t kMaxAffinePatterns = 4096;  // then forgotten and relearned
+  std::unordered_map<std::uint64_t, BankAccessCost> affine_costs_;
   StatRegistry stats_;
   StatId accesses_;
   StatId wavefronts_;

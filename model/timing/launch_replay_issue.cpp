@@ -348,8 +348,17 @@ Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
   Cycles busy(0);
   ThreadgroupMemoryBanks& banks = *(*device_.banks)[static_cast<std::size_t>(core)];
   const sim::MemAccess* stored = accesses + op.first_access;
+  const bool affine = op.count > 0 && (stored[0].lane & sim::kAffineRun) != 0;
   for (std::uint32_t from = 0; from < op.count; from += kChunk) {
     const std::size_t n = std::min<std::size_t>(op.count - from, kChunk);
+    if (affine) {
+      const sim::MemAccess first = sim::access_at(stored, from);
+      busy += banks
+                  .access_affine(first.offset, stored[1].offset, first.bytes,
+                                 static_cast<std::uint32_t>(n))
+                  .busy_cycles;
+      continue;
+    }
     const LaneMask mask = gather_lanes(stored, from, n, false);
     busy += banks.access(mask, std::span<const LaneAccess>(lanes_.data(), n)).busy_cycles;
   }

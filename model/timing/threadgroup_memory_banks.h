@@ -6,6 +6,7 @@
 // they loop over lanes internally and do not allocate after warm-up.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -31,9 +32,19 @@ class ThreadgroupMemoryBanks {
 
   // Cost of one access; lane addresses are byte offsets in the threadgroup's memory.
   virtual BankAccessCost access(LaneMask mask, std::span<const LaneAccess> lanes) = 0;
+  // The same for `lanes` (1 to 64) consecutive lanes, lane i accessing `bytes` at
+  // first + i * stride (modulo 2^32, as the trace stores affine runs); the default builds
+  // the lanes and calls access(), implementations may remember costs by pattern.
+  virtual BankAccessCost access_affine(std::uint32_t first, std::uint32_t stride,
+                                       std::uint32_t bytes, std::uint32_t lanes);
 
   [[nodiscard]] virtual const StatRegistry& stats() const = 0;
 };
+
+// Fills out[0, lanes) with an affine access (ThreadgroupMemoryBanks::access_affine) and
+// returns its lane mask (none when bytes is 0).
+LaneMask affine_lanes(std::uint32_t first, std::uint32_t stride, std::uint32_t bytes,
+                      std::uint32_t lanes, std::array<LaneAccess, 64>& out);
 
 // Builds the model named by spec.bank_rule. Throws InputError on a non-positive bank count,
 // bank width or bytes per cycle.

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdint>
+#include <span>
+#include <utility>
 
 #include "model/common/input_error.h"
 #include "model/timing/classic_bank_model.h"
@@ -147,6 +150,53 @@ TEST(ClassicBankModelTest, GeometryThatIsNotAPowerOfTwo) {
   // Lane i reads bytes 10 i .. 10 i + 7: together bytes 0..317 with 2-byte gaps, so every
   // word 0..26 (byte 317 is in word 26); words 24..26 share banks 0..2 with words 0..2.
   EXPECT_EQ(banks->access(kAllLanes, strided(10, 8)).wavefronts, 2);
+}
+
+// access_affine() remembers costs by pattern; it must give what access() gives for the same
+// lanes, and count the same statistics. The reference builds every lane by hand (lane i at
+// first + i * stride, modulo 2^32) and calls access() on a second model. The patterns repeat
+// at shifted bases (the remembered path), descend, wrap around 2^32, have zero bytes or 64
+// lanes, on the m4max geometry and on one that is not a power of two.
+TEST(ClassicBankModelTest, AffineAccessesCostWhatTheirLanesCost) {
+  for (const auto& [banks_count, width] : {std::pair{32, 4}, std::pair{24, 12}}) {
+    model::ThreadgroupMemorySpec spec = spec_with_bandwidth(16);
+    spec.banks = banks_count;
+    spec.bank_width_bytes = width;
+    ClassicBankModel remembered(spec);
+    ClassicBankModel reference(spec);
+    const auto period = static_cast<std::uint32_t>(banks_count * width);
+    const std::uint32_t strides[] = {0, 2, 4, 6, 8, 12, 16, 64, 128, 4u - 8u, 0xFFFFFFFEu};
+    const std::uint32_t sizes[] = {0, 1, 2, 4, 8, 16};
+    for (const std::uint32_t stride : strides) {
+      for (const std::uint32_t bytes : sizes) {
+        for (const std::uint32_t lanes : {1u, 8u, 32u, 64u}) {
+          for (const std::uint32_t base : {0u, 2u, 6u, 0xFFFFFFF0u}) {
+            for (std::uint32_t shift = 0; shift < 3; ++shift) {
+              const std::uint32_t first = base + shift * period;
+              std::array<LaneAccess, 64> lane_list{};
+              LaneMask mask = 0;
+              for (std::uint32_t i = 0; i < lanes; ++i) {
+                lane_list[i] = LaneAccess{std::uint32_t(first + i * stride), bytes};
+                if (bytes > 0) mask |= LaneMask{1} << i;
+              }
+              const BankAccessCost want =
+                  reference.access(mask, std::span<const LaneAccess>(lane_list.data(), lanes));
+              const BankAccessCost got = remembered.access_affine(first, stride, bytes, lanes);
+              ASSERT_EQ(got.wavefronts, want.wavefronts)
+                  << banks_count << "x" << width << " first " << first << " stride " << stride
+                  << " bytes " << bytes << " lanes " << lanes;
+              ASSERT_EQ(got.bytes, want.bytes);
+              ASSERT_EQ(got.busy_cycles, want.busy_cycles);
+              ASSERT_EQ(got.bandwidth_cycles, want.bandwidth_cycles);
+            }
+          }
+        }
+      }
+    }
+    for (const char* name : {"accesses", "wavefronts", "conflict_passes", "bytes", "busy_cycles"}) {
+      EXPECT_EQ(remembered.stats().value(name), reference.stats().value(name)) << name;
+    }
+  }
 }
 
 TEST(ClassicBankModelTest, RejectsNonPositiveGeometry) {
