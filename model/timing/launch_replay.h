@@ -177,6 +177,7 @@ class LaunchReplay {
             static_cast<std::size_t>(live_count_[at])};
   }
   void add_live(int core, int local);
+  void remove_live(int core, int local);
   // Simdgroup slots of a core that scheduler k serves: all of them, and those of threadgroup
   // slot `slot`.
   [[nodiscard]] int slots_of_scheduler(int k) const {
@@ -185,7 +186,6 @@ class LaunchReplay {
   [[nodiscard]] int slots_of_scheduler_in(int slot, int k) const {
     return slots_in_threadgroup_[static_cast<std::size_t>(slot * schedulers_ + k)];
   }
-  void remove_live(int core, int local);
   // Op timing.
   // Fills lanes_[0, n) with accesses from .. from + n - 1 of the op whose accesses are stored
   // from `stored` (device addresses carry their buffer's range, memory_hierarchy.h) and
@@ -254,13 +254,13 @@ class LaunchReplay {
   std::vector<SimdgroupSlot> sgs_;
   std::vector<ThreadgroupSlot> tgs_;
   std::vector<Scheduler> scheds_;
-  int live_capacity_ = 0;          // simdgroup slots per scheduler
-  std::vector<int> live_by_age_;   // per scheduler: live_capacity_ entries, see live_by_age()
-  std::vector<int> live_count_;    // per scheduler
+  int live_capacity_ = 0;         // simdgroup slots per scheduler
+  std::vector<int> live_by_age_;  // per scheduler: live_capacity_ entries, see live_by_age()
+  std::vector<int> live_count_;   // per scheduler
   std::vector<int> slots_in_threadgroup_;  // per (threadgroup slot, k): slots_of_scheduler_in
-  std::vector<int> free_slots_;    // per core
-  std::vector<int> resident_sgs_;  // per core
-  std::vector<Cycles> tgm_free_;   // per core: threadgroup-memory pipe free from
+  std::vector<int> free_slots_;            // per core
+  std::vector<int> resident_sgs_;          // per core
+  std::vector<Cycles> tgm_free_;           // per core: threadgroup-memory pipe free from
   std::vector<int> tgm_next_;      // per core: scheduler first in line for the pipe (round robin)
   std::vector<int> tgm_grant_;     // per core: scheduler granted the pipe in the current cycle
   std::vector<Cycles> core_wake_;  // per core: earliest wake of its schedulers

@@ -5,7 +5,8 @@
 // time. A granule is `granule()` bytes (a power of two, 4 at first): while every access
 // covers whole granules, the bytes of a granule share one state, so one cell stands for them
 // all. An access that does not (a byte, a half at an odd half) first splits the cells into
-// smaller granules, copying each cell to its parts: exact, since the parts shared the state. Two
+// smaller granules, copying each cell to its parts: exact, since the parts shared the state.
+// The split lasts as long as the shadow (one per host worker, reused across launches). Two
 // accesses by different threads to the same byte, at least one a write, race unless a
 // threadgroup barrier separates them (different barrier epoch) or both threads are in the
 // same simdgroup and a simdgroup barrier or collective separates them. Epochs come from a
