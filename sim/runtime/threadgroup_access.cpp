@@ -85,49 +85,47 @@ void ThreadgroupRun::check_shadow(LaneContext& lane, const Region& region, std::
   a.simd_epoch = lane.simd->sync_epoch;
   a.write = kind != AccessKind::kLoad;
   a.atomic = kind == AccessKind::kAtomic;
-  // Granules with identical shadow cells get identical verdicts: a report (once per kind and
-  // declaration) can only come from the first, so one check covers them all.
-  ThreadgroupShadow& shadow = worker_.shadow;
-  const std::uint32_t start = region.arena_offset + offset;
-  shadow.cover(start, bytes);
-  const std::uint32_t granule = shadow.granule();
-  const std::size_t cell = shadow.cell_of(start);
-  const auto cells = static_cast<std::uint32_t>(shadow.cell_of(bytes));
-  const bool uniform = cells > 1 && shadow.uniform_cells(cell, cells);
-  for (std::uint32_t i = 0; i < (uniform ? 1u : cells); ++i) {
-    const std::uint32_t b = i * granule;  // the cell's first byte, from `offset`
-    std::uint32_t other = 0;
-    const ShadowVerdict v = uniform ? shadow.access_uniform(cell, cells, a, &other)
-                                    : shadow.access_cell(cell + i, a, &other);
-    if (v == ShadowVerdict::kOk) continue;
-    const DiagnosticKind dk = v == ShadowVerdict::kUninitialized
-                                  ? DiagnosticKind::kUninitializedRead
-                                  : DiagnosticKind::kThreadgroupRace;
-    bool seen = false;
-    for (const auto& [k, r] : reported_) seen = seen || (k == dk && r == &region);
-    if (seen) continue;
-    reported_.emplace_back(dk, &region);
-    Diagnostic d = make_diagnostic(dk, &lane);
-    d.buffer = kThreadgroupBufferId;
-    d.region = region.name;
-    d.offset = offset + b;
-    d.bytes = bytes;
-    if (v == ShadowVerdict::kUninitialized) {
-      d.message = fmt::format(
-          "kernel '{}': thread {} of threadgroup {} reads byte {} of {} before any thread "
-          "wrote it",
-          plan_.kernel->name, xyz(d.thread), xyz(position_), offset + b, region_text(region));
-    } else {
-      d.other_thread = lanes_[other].thread_in_threadgroup;
-      const bool other_wrote = v == ShadowVerdict::kRaceWithWriter;
-      d.message = fmt::format(
-          "kernel '{}': threadgroup memory race on byte {} of {} in threadgroup {}: thread {} "
-          "{} it and thread {} {} it with no barrier between",
-          plan_.kernel->name, offset + b, region_text(region), xyz(position_), xyz(d.other_thread),
-          other_wrote ? "wrote" : "read", xyz(d.thread), a.write ? "writes" : "reads");
-    }
-    report(std::move(d));
+  // Bytes that share a verdict are checked at once: a report (once per kind and declaration)
+  // can only come from the first.
+  worker_.shadow.access(region.arena_offset + offset, bytes, a,
+                        [&](std::size_t at, std::size_t, ShadowVerdict v, std::uint32_t other) {
+                          if (v != ShadowVerdict::kOk) {
+                            report_shadow(lane, region, offset, bytes, at, v, other, a.write);
+                          }
+                        });
+}
+
+void ThreadgroupRun::report_shadow(LaneContext& lane, const Region& region, std::uint32_t offset,
+                                   std::uint32_t bytes, std::size_t at, ShadowVerdict verdict,
+                                   std::uint32_t other, bool write) {
+  const DiagnosticKind dk = verdict == ShadowVerdict::kUninitialized
+                                ? DiagnosticKind::kUninitializedRead
+                                : DiagnosticKind::kThreadgroupRace;
+  for (const auto& [k, r] : reported_) {
+    if (k == dk && r == &region) return;
   }
+  reported_.emplace_back(dk, &region);
+  const std::size_t byte = offset + at;
+  Diagnostic d = make_diagnostic(dk, &lane);
+  d.buffer = kThreadgroupBufferId;
+  d.region = region.name;
+  d.offset = static_cast<std::int64_t>(byte);
+  d.bytes = bytes;
+  if (verdict == ShadowVerdict::kUninitialized) {
+    d.message = fmt::format(
+        "kernel '{}': thread {} of threadgroup {} reads byte {} of {} before any thread "
+        "wrote it",
+        plan_.kernel->name, xyz(d.thread), xyz(position_), byte, region_text(region));
+  } else {
+    d.other_thread = lanes_[other].thread_in_threadgroup;
+    const bool other_wrote = verdict == ShadowVerdict::kRaceWithWriter;
+    d.message = fmt::format(
+        "kernel '{}': threadgroup memory race on byte {} of {} in threadgroup {}: thread {} "
+        "{} it and thread {} {} it with no barrier between",
+        plan_.kernel->name, byte, region_text(region), xyz(position_), xyz(d.other_thread),
+        other_wrote ? "wrote" : "read", xyz(d.thread), write ? "writes" : "reads");
+  }
+  report(std::move(d));
 }
 
 }  // namespace marlin::sim

@@ -199,6 +199,12 @@ class ThreadgroupRun {
   Diagnostic make_diagnostic(DiagnosticKind kind, const LaneContext* lane) const;
   void check_shadow(LaneContext& lane, const Region& region, std::uint32_t offset,
                     std::uint32_t bytes, AccessKind kind);
+  // Reports a sanitizer verdict other than kOk for the access of `bytes` at `offset` of
+  // `region`, at byte `offset + at` (once per kind and declaration).
+  [[gnu::cold, gnu::noinline]] void report_shadow(LaneContext& lane, const Region& region,
+                                                  std::uint32_t offset, std::uint32_t bytes,
+                                                  std::size_t at, ShadowVerdict verdict,
+                                                  std::uint32_t other, bool write);
 
   const LaunchPlan& plan_;
   WorkerState& worker_;

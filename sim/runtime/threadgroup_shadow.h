@@ -54,9 +54,31 @@ class ThreadgroupShadow {
     if (((offset | n) & (granule() - 1)) != 0) split(offset | n);
   }
 
+  // Checks and records an access to bytes [offset, offset + n): covers them with whole
+  // granules, then calls on_verdict(first byte from `offset`, bytes, verdict, other thread)
+  // once per run of bytes that share a verdict: the whole access when its cells are
+  // identical (a whole element written by one thread, the usual case), else each cell.
+  template <class OnVerdict>
+  void access(std::size_t offset, std::size_t n, const ShadowAccess& a, OnVerdict&& on_verdict) {
+    cover(offset, n);
+    const std::size_t cell = cell_of(offset);
+    const std::size_t cells = cell_of(n);
+    if (cells > 1 && uniform_cells(cell, cells)) {
+      std::uint32_t other = 0;
+      const ShadowVerdict v = access_uniform(cell, cells, a, &other);
+      on_verdict(std::size_t{0}, n, v, other);
+      return;
+    }
+    for (std::size_t i = 0; i < cells; ++i) {
+      std::uint32_t other = 0;
+      const ShadowVerdict v = check(cells_[cell + i], a, &other);
+      on_verdict(i * granule(), std::size_t{granule()}, v, other);
+    }
+  }
+
+ private:
   // True if cells [cell, cell + n) are identical: then every granule has the verdict and the
-  // new state of the first (a whole element written by one thread, the usual case), and
-  // access_uniform() checks and records them at once.
+  // new state of the first, and access_uniform() checks and records them at once.
   bool uniform_cells(std::size_t cell, std::size_t n) const {
     const ShadowCell& c = cells_[cell];
     for (std::size_t i = 1; i < n; ++i) {
@@ -76,14 +98,6 @@ class ThreadgroupShadow {
     for (std::size_t i = 0; i < n; ++i) cells_[cell + i] = c;
     return v;
   }
-
-  // Checks and records one cell; `other` receives the conflicting thread. Inline: the
-  // sanitizer calls it for every cell of every threadgroup access.
-  ShadowVerdict access_cell(std::size_t cell, const ShadowAccess& a, std::uint32_t* other) {
-    return check(cells_[cell], a, other);
-  }
-
- private:
   // The verdict for one cell, which is updated with the access.
   ShadowVerdict check(ShadowCell& c, const ShadowAccess& a, std::uint32_t* other) const;
 

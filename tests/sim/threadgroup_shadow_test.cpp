@@ -67,25 +67,20 @@ class Reference {
   std::uint32_t simd_syncs_[2] = {0, 0};
 };
 
-// The shadow as the engine drives it (ThreadgroupRun::check_shadow): one verdict per byte.
+// The shadow's verdicts for an access, spread to each of its bytes; every byte must get
+// exactly one.
 std::vector<Verdict> shadow_access(ThreadgroupShadow& shadow, std::size_t offset, std::size_t n,
                                    const ShadowAccess& a) {
-  shadow.cover(offset, n);
-  const std::size_t granule = shadow.granule();
-  const std::size_t cell = shadow.cell_of(offset);
-  const std::size_t cells = shadow.cell_of(n);
-  std::vector<Verdict> out;
-  if (cells > 1 && shadow.uniform_cells(cell, cells)) {
-    Verdict v;
-    v.kind = shadow.access_uniform(cell, cells, a, &v.other);
-    out.assign(n, v);
-    return out;
-  }
-  for (std::size_t i = 0; i < cells; ++i) {
-    Verdict v;
-    v.kind = shadow.access_cell(cell + i, a, &v.other);
-    out.insert(out.end(), granule, v);
-  }
+  std::vector<Verdict> out(n);
+  std::vector<int> given(n, 0);
+  shadow.access(offset, n, a,
+                [&](std::size_t first, std::size_t bytes, ShadowVerdict v, std::uint32_t other) {
+                  for (std::size_t b = first; b < first + bytes; ++b) {
+                    out.at(b) = {v, other};
+                    ++given.at(b);
+                  }
+                });
+  EXPECT_EQ(given, std::vector<int>(n, 1)) << "bytes " << offset << " + " << n;
   return out;
 }
 
