@@ -1,6 +1,5 @@
 #include "model/timing/coalescer.h"
 
-#include <algorithm>
 #include <string>
 
 #include "model/common/input_error.h"

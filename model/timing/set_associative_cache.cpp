@@ -18,7 +18,7 @@ constexpr std::int64_t kMaxLines = std::int64_t{1} << 28;
 
 SetAssociativeCache::SetAssociativeCache(const model::CacheSpec& spec, WritePolicy policy,
                                          const std::string& name)
-    : policy_(policy), line_bytes_(spec.line_bytes) {
+    : policy_(policy) {
   if (spec.line_bytes <= 0) {
     bad_geometry(name, "line_bytes must be positive (got " + std::to_string(spec.line_bytes) + ")");
   }
@@ -39,7 +39,7 @@ SetAssociativeCache::SetAssociativeCache(const model::CacheSpec& spec, WritePoli
   }
   ways_ = spec.associativity == 0 ? lines : spec.associativity;
   sets_ = lines / ways_;
-  line_divisor_ = FixedDivisor(static_cast<std::uint64_t>(line_bytes_));
+  line_bytes_ = FixedDivisor(static_cast<std::uint64_t>(spec.line_bytes));
   set_divisor_ = FixedDivisor(static_cast<std::uint64_t>(sets_));
   const auto frames = static_cast<std::size_t>(lines);
   lines_.assign(frames, Line{});
@@ -146,11 +146,11 @@ void SetAssociativeCache::push_front(std::int64_t set, std::int64_t frame) {
 }
 
 bool SetAssociativeCache::contains(std::uint64_t address) const {
-  return find(line_divisor_.quotient(address)) != kNone;
+  return find(line_bytes_.quotient(address)) != kNone;
 }
 
 CacheAccessResult SetAssociativeCache::access(std::uint64_t address, bool is_write) {
-  const std::uint64_t line_number = line_divisor_.quotient(address);
+  const std::uint64_t line_number = line_bytes_.quotient(address);
   const auto set = static_cast<std::int64_t>(set_divisor_.remainder(line_number));
   CacheAccessResult result;
   const std::int64_t hit_frame = find(line_number);
@@ -176,7 +176,7 @@ CacheAccessResult SetAssociativeCache::access(std::uint64_t address, bool is_wri
     if (line.dirty) {
       stats_.increment(writebacks_);
       result.writeback = true;
-      result.writeback_address = line.line_number * static_cast<std::uint64_t>(line_bytes_);
+      result.writeback_address = line.line_number * line_bytes_.divisor();
     }
     index_erase(line.line_number);
   }

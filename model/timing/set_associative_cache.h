@@ -28,7 +28,7 @@ class SetAssociativeCache final : public Cache {
   [[nodiscard]] std::int64_t frames() const override {
     return static_cast<std::int64_t>(lines_.size());
   }
-  [[nodiscard]] int line_bytes() const override { return line_bytes_; }
+  [[nodiscard]] int line_bytes() const override { return static_cast<int>(line_bytes_.divisor()); }
   [[nodiscard]] const StatRegistry& stats() const override { return stats_; }
 
   [[nodiscard]] std::int64_t sets() const { return sets_; }
@@ -54,10 +54,9 @@ class SetAssociativeCache final : public Cache {
   void push_front(std::int64_t set, std::int64_t frame);
 
   WritePolicy policy_;
-  int line_bytes_;
   std::int64_t ways_ = 0;
   std::int64_t sets_ = 0;
-  FixedDivisor line_divisor_;        // line_bytes_
+  FixedDivisor line_bytes_;
   FixedDivisor set_divisor_;         // sets_
   std::vector<Line> lines_;          // sets_ * ways_ frames
   std::vector<std::int64_t> prev_;   // per frame: neighbour towards the head, or kNone
