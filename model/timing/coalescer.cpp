@@ -3,6 +3,7 @@
 #include <string>
 
 #include "model/common/input_error.h"
+#include "model/common/invariant.h"
 #include "model/timing/distinct_sorted.h"
 
 namespace marlin::timing {
@@ -43,12 +44,38 @@ std::span<const std::uint64_t> Coalescer::coalesce(LaneMask mask,
   });
   make_distinct_sorted(lines_);
   for (std::uint64_t& l : lines_) l *= line_bytes_.divisor();
-  if (active > 0) {
-    stats_.increment(accesses_);
-    stats_.add(lane_accesses_, active);
-    stats_.add(line_requests_, static_cast<std::int64_t>(lines_.size()));
-  }
+  count(active);
   return lines_;
+}
+
+std::span<const std::uint64_t> Coalescer::coalesce_affine(std::uint64_t base, std::uint32_t offset,
+                                                          std::uint32_t stride, std::uint32_t bytes,
+                                                          std::uint32_t lanes) {
+  MARLIN_CHECK(lanes >= 1 && lanes <= 64 && bytes > 0, "an affine run of 1 to 64 active lanes");
+  const std::uint64_t end = std::uint64_t{offset} + std::uint64_t{stride} * (lanes - 1) + bytes;
+  if (stride <= line_bytes_.divisor() && end <= (std::uint64_t{1} << 32)) {
+    // Each access starts at most one line after the previous one and ends no earlier, so
+    // the run touches every line from its first byte's to its last byte's.
+    lines_.clear();
+    const std::uint64_t first = line_bytes_.quotient(base + offset);
+    const std::uint64_t last = line_bytes_.quotient(base + end - 1);
+    for (std::uint64_t l = first; l <= last; ++l) lines_.push_back(l * line_bytes_.divisor());
+    count(lanes);
+    return lines_;
+  }
+  affine_lanes_.resize(lanes);
+  for (std::uint32_t i = 0; i < lanes; ++i) {
+    affine_lanes_[i] = LaneAccess{base + static_cast<std::uint32_t>(offset + stride * i), bytes};
+  }
+  const LaneMask mask = lanes == 64 ? ~LaneMask{0} : (LaneMask{1} << lanes) - 1;
+  return coalesce(mask, affine_lanes_);
+}
+
+void Coalescer::count(std::int64_t active) {
+  if (active == 0) return;
+  stats_.increment(accesses_);
+  stats_.add(lane_accesses_, active);
+  stats_.add(line_requests_, static_cast<std::int64_t>(lines_.size()));
 }
 
 }  // namespace marlin::timing

@@ -25,12 +25,24 @@ class Coalescer {
 
   std::span<const std::uint64_t> coalesce(LaneMask mask, std::span<const LaneAccess> lanes);
 
+  // The same for an affine run of `lanes` active lanes (1 to 64): lane i accesses `bytes`
+  // (> 0) bytes at base + (offset + i * stride) mod 2^32, the addressing of a trace's stored
+  // affine run (sim::access_at). Equal to coalesce() over those lanes, results and counters;
+  // without building the lanes when 0 <= stride <= line size and the run does not wrap.
+  std::span<const std::uint64_t> coalesce_affine(std::uint64_t base, std::uint32_t offset,
+                                                 std::uint32_t stride, std::uint32_t bytes,
+                                                 std::uint32_t lanes);
+
   [[nodiscard]] int line_bytes() const { return static_cast<int>(line_bytes_.divisor()); }
   [[nodiscard]] const StatRegistry& stats() const { return stats_; }
 
  private:
+  // Counts one access of `active` lanes that touched lines_.
+  void count(std::int64_t active);
+
   FixedDivisor line_bytes_;
-  std::vector<std::uint64_t> lines_;  // reused across calls
+  std::vector<std::uint64_t> lines_;      // reused across calls
+  std::vector<LaneAccess> affine_lanes_;  // coalesce_affine()'s lanes when it builds them
   StatRegistry stats_;
   StatId accesses_;
   StatId lane_accesses_;

@@ -332,11 +332,22 @@ Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::
                                    Cycles t, bool is_write) {
   Cycles done = t;
   const sim::MemAccess* stored = accesses + op.first_access;
+  // An affine run of active lanes goes to the coalescer as one (first access, stride) pair.
+  const bool affine =
+      op.count > 0 && (stored[0].lane & sim::kAffineRun) != 0 && stored[0].bytes > 0;
   for (std::uint32_t from = 0; from < op.count; from += kChunk) {
     const std::size_t n = std::min<std::size_t>(op.count - from, kChunk);
-    const LaneMask mask = gather_lanes(stored, from, n, true);
-    for (const std::uint64_t line :
-         device_.coalescer->coalesce(mask, std::span<const LaneAccess>(lanes_.data(), n))) {
+    std::span<const std::uint64_t> lines;
+    if (affine) {
+      const sim::MemAccess first = sim::access_at(stored, from);
+      lines = device_.coalescer->coalesce_affine(
+          static_cast<std::uint64_t>(first.buffer) << kBufferShift, first.offset, stored[1].offset,
+          first.bytes, static_cast<std::uint32_t>(n));
+    } else {
+      const LaneMask mask = gather_lanes(stored, from, n, true);
+      lines = device_.coalescer->coalesce(mask, std::span<const LaneAccess>(lanes_.data(), n));
+    }
+    for (const std::uint64_t line : lines) {
       done = std::max(done, device_.memory->access(core, t, line, is_write).ready);
     }
   }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <random>
+#include <set>
 #include <vector>
 
 #include "model/common/input_error.h"
@@ -103,6 +105,56 @@ TEST(CoalescerTest, LineSizeThatIsNotAPowerOfTwo) {
   const std::array<LaneAccess, 4> lanes{LaneAccess{100000, 4}, LaneAccess{200, 4},
                                         LaneAccess{95, 2}, LaneAccess{0, 4}};
   EXPECT_EQ(lines_of(coalescer, 0xF, lanes), (std::vector<std::uint64_t>{0, 96, 192, 99936}));
+}
+
+// Affine runs, coalesced as (first access, stride) pairs, against the lines a plain set of
+// every touched byte's line gives, and the counters those lines imply: strides from 0 to a
+// few lines and negative ones (2^32 - d), offsets near 2^32 so that runs wrap, three line
+// sizes.
+TEST(CoalescerTest, AffineRunsTouchTheLinesOfTheirLanes) {
+  std::mt19937_64 random(7);
+  for (const int line : {128, 64, 96}) {
+    Coalescer coalescer(line_spec(line));
+    std::int64_t lanes_total = 0;
+    std::int64_t lines_total = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+      const std::uint64_t base = (random() % 4) << 40;
+      const auto lanes = static_cast<std::uint32_t>(1 + random() % 64);
+      const auto bytes = static_cast<std::uint32_t>(1 + random() % 16);
+      std::uint32_t stride = 0;
+      switch (random() % 4) {
+        case 0:
+          stride = static_cast<std::uint32_t>(random() % (line + 1));
+          break;
+        case 1:
+          stride = static_cast<std::uint32_t>(random() % (4 * line));
+          break;
+        case 2:
+          stride = static_cast<std::uint32_t>(0 - (1 + random() % (2 * line)));
+          break;
+        default:
+          stride = static_cast<std::uint32_t>(bytes);
+          break;
+      }
+      const auto offset = static_cast<std::uint32_t>(
+          random() % 3 == 0 ? 0xFFFFFFFFu - random() % 2048 : random() % 100000);
+      std::set<std::uint64_t> expected;
+      for (std::uint32_t i = 0; i < lanes; ++i) {
+        const std::uint64_t start = base + static_cast<std::uint32_t>(offset + stride * i);
+        for (std::uint64_t b = start; b < start + bytes; ++b) expected.insert(b / line * line);
+      }
+      const auto got = coalescer.coalesce_affine(base, offset, stride, bytes, lanes);
+      ASSERT_EQ(std::vector<std::uint64_t>(got.begin(), got.end()),
+                std::vector<std::uint64_t>(expected.begin(), expected.end()))
+          << "line " << line << " offset " << offset << " stride " << stride << " bytes " << bytes
+          << " lanes " << lanes;
+      lanes_total += lanes;
+      lines_total += static_cast<std::int64_t>(expected.size());
+    }
+    EXPECT_EQ(coalescer.stats().value("accesses"), 3000);
+    EXPECT_EQ(coalescer.stats().value("lane_accesses"), lanes_total);
+    EXPECT_EQ(coalescer.stats().value("line_requests"), lines_total);
+  }
 }
 
 TEST(CoalescerTest, RejectsBadInput) {
