@@ -354,10 +354,7 @@ void LaunchReplay::classify_wait(int core, int local, Cycles t, Cycles pipe_last
   s.barrier_until = Cycles(0);
 }
 
-void LaunchReplay::charge(int core, int local, StallClass stall, Cycles from, Cycles to) {
-  if (to <= from) return;
-  result_.breakdown.add(stall, (to - from).count());
-  if (device_.sink == nullptr) return;
+void LaunchReplay::record_state(int core, int local, StallClass stall, Cycles from, Cycles to) {
   SimdgroupSlot& s = sg(core, local);
   if (s.open_state == stall && s.open_end == from) {
     s.open_end = to;

@@ -201,7 +201,14 @@ class LaunchReplay {
   // busy in (pipe_last_issue, pipe_free): the cycle of its last issue was another issue.
   void classify_wait(int core, int local, Cycles t, Cycles pipe_last_issue, Cycles pipe_free,
                      StallClass holder);
-  void charge(int core, int local, StallClass stall, Cycles from, Cycles to);
+  // Charges [from, to) of simdgroup `local` to `stall` (nothing if empty); with a sink, the
+  // interval also extends the simdgroup's open state or opens a new one.
+  void charge(int core, int local, StallClass stall, Cycles from, Cycles to) {
+    if (to <= from) return;
+    result_.breakdown.add(stall, (to - from).count());
+    if (device_.sink != nullptr) record_state(core, local, stall, from, to);
+  }
+  void record_state(int core, int local, StallClass stall, Cycles from, Cycles to);
   void flush_state(int core, int local);
 
   SimdgroupSlot& sg(int core, int local) {
