@@ -160,7 +160,11 @@ class LaunchReplay {
     // then, `local` issuing in consecutive cycles leaves no cycle to the others.
     Cycles preempt;
   };
-  [[nodiscard]] RunHorizons run_horizons(int core, int scheduler, int local, Cycles t) const;
+  // Stops early once the bound the caller compares with (`preempt` if `preempt_decides`, else
+  // `any`) is at or below `stop_at`, the cycle `local` would issue at: the caller then issues
+  // nothing ahead, and the bounds returned are no lower than the true ones.
+  [[nodiscard]] RunHorizons run_horizons(int core, int scheduler, int local, Cycles t,
+                                         Cycles stop_at, bool preempt_decides) const;
   // The pipe `op` issues to (kThreadgroupMemory for ops that access threadgroup memory).
   [[nodiscard]] Pipe pipe_of(const sim::TraceOp& op) const;
   void prepare_next(int core, int local, Cycles order_ready);

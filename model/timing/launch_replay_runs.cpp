@@ -31,7 +31,8 @@ constexpr Cycles kNeverIssue(std::numeric_limits<std::int64_t>::max() / 4);
 
 }  // namespace
 
-LaunchReplay::RunHorizons LaunchReplay::run_horizons(int core, int k, int local, Cycles t) const {
+LaunchReplay::RunHorizons LaunchReplay::run_horizons(int core, int k, int local, Cycles t,
+                                                     Cycles stop_at, bool preempt_decides) const {
   const Scheduler& s = scheduler(core, k);
   const SimdgroupSlot& own = sg(core, local);
   const bool oldest_first = device_.policy == IssuePolicy::kOldestFirst;
@@ -58,12 +59,13 @@ LaunchReplay::RunHorizons LaunchReplay::run_horizons(int core, int k, int local,
           (!last && pipe_of(g.ops[g.pc + 1]) == Pipe::kThreadgroupMemory)) {
         return {t, t};
       }
-      continue;
+    } else {
+      // Its readiness is fixed until it issues, and the pipes only get busier.
+      const Cycles e = eligible(g, core, s);
+      h.any = std::min(h.any, e);
+      if (older || g.pipe == Pipe::kThreadgroupMemory) h.preempt = std::min(h.preempt, e);
     }
-    // Its readiness is fixed until it issues, and the pipes only get busier.
-    const Cycles e = eligible(g, core, s);
-    h.any = std::min(h.any, e);
-    if (older || g.pipe == Pipe::kThreadgroupMemory) h.preempt = std::min(h.preempt, e);
+    if ((preempt_decides ? h.preempt : h.any) <= stop_at) return h;
   }
   // A slot of another threadgroup without a live simdgroup may receive a threadgroup (its
   // simdgroups are younger than `local`).
@@ -122,9 +124,10 @@ void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
             : 1;
     // The trace's last instruction finishes the simdgroup: leave it to the normal path.
     if (left == 1 && g.pc + 1 >= g.op_count) return;
-    if (horizon.any < Cycles(0)) horizon = run_horizons(core, k, local, t);
     const Cycles at = eligible(g, core, s);
-    if (at >= (at == s.last_issue + Cycles(1) ? horizon.preempt : horizon.any)) return;
+    const bool consecutive = at == s.last_issue + Cycles(1);
+    if (horizon.any < Cycles(0)) horizon = run_horizons(core, k, local, t, at, consecutive);
+    if (at >= (consecutive ? horizon.preempt : horizon.any)) return;
     if (op.op == sim::OpClass::kAlu && g.run_left > 1) {
       // Inside a run: the rest but its last instruction in one step; one per cycle, they
       // leave no cycle to the other simdgroups.
