@@ -74,6 +74,7 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
   live_capacity_ = (slots_per_core_ + schedulers_ - 1) / schedulers_;
   live_by_age_.assign(scheds_.size() * static_cast<std::size_t>(live_capacity_), -1);
   live_count_.assign(scheds_.size(), 0);
+  tgm_candidates_.assign(scheds_.size(), 0);
   slots_in_threadgroup_.assign(static_cast<std::size_t>(resident_ * schedulers_), 0);
   for (int local = 0; local < slots_per_core_; ++local) {
     ++slots_in_threadgroup_[static_cast<std::size_t>((local / sgs_per_tg_) * schedulers_ +
@@ -188,6 +189,9 @@ LaunchResult LaunchReplay::run() {
   // forever: when no event is left, every threadgroup has run.
   MARLIN_CHECK(active_threadgroups_ == 0 && next_threadgroup_ == total_threadgroups_,
                "every threadgroup ran to its end");
+  MARLIN_CHECK(
+      std::all_of(tgm_candidates_.begin(), tgm_candidates_.end(), [](int n) { return n == 0; }),
+      "no finished simdgroup waits for the threadgroup-memory grant");
 
   // Close the launch: overhead is idle for every slot, empty slots after the last
   // dispatch are the tail.
@@ -270,6 +274,7 @@ void LaunchReplay::start_threadgroup(int core, int slot, Cycles t) {
   for (int i = 0; i < sgs_per_tg_; ++i) {
     const int local = slot * sgs_per_tg_ + i;
     SimdgroupSlot& s = sg(core, local);
+    const bool was_candidate = tgm_candidate(s);
     s = SimdgroupSlot{};
     const std::int32_t trace_index =
         trace_of_[static_cast<std::size_t>(index) * static_cast<std::size_t>(sgs_per_tg_) +
@@ -290,6 +295,7 @@ void LaunchReplay::start_threadgroup(int core, int slot, Cycles t) {
       }
     }
     s.live = true;
+    recount_tgm(core, local, was_candidate);
     s.age = next_age_++;
     add_live(core, local);
     s.wait_from = t;

@@ -182,6 +182,21 @@ class LaunchReplay {
   }
   void add_live(int core, int local);
   void remove_live(int core, int local);
+  // Whether `g` may take the threadgroup-memory grant: live, not held at a barrier, its next
+  // op on the threadgroup-memory pipe. Each scheduler counts its simdgroups that may
+  // (tgm_candidates_), so the grant skips schedulers without one; every change of live,
+  // blocked or pipe is followed by recount_tgm() with the value before it.
+  static bool tgm_candidate(const SimdgroupSlot& g) {
+    return g.live && !g.blocked && g.pipe == Pipe::kThreadgroupMemory;
+  }
+  void recount_tgm(int core, int local, bool was) {
+    const bool now = tgm_candidate(sg(core, local));
+    if (now != was) tgm_candidates_of(core, local) += now ? 1 : -1;
+  }
+  // The count of the scheduler that serves simdgroup slot `local`.
+  int& tgm_candidates_of(int core, int local) {
+    return tgm_candidates_[static_cast<std::size_t>(core * schedulers_ + local % schedulers_)];
+  }
   // Simdgroup slots of a core that scheduler k serves: all of them, and those of threadgroup
   // slot `slot`.
   [[nodiscard]] int slots_of_scheduler(int k) const {
@@ -265,9 +280,10 @@ class LaunchReplay {
   std::vector<SimdgroupSlot> sgs_;
   std::vector<ThreadgroupSlot> tgs_;
   std::vector<Scheduler> scheds_;
-  int live_capacity_ = 0;         // simdgroup slots per scheduler
-  std::vector<int> live_by_age_;  // per scheduler: live_capacity_ entries, see live_by_age()
-  std::vector<int> live_count_;   // per scheduler
+  int live_capacity_ = 0;            // simdgroup slots per scheduler
+  std::vector<int> live_by_age_;     // per scheduler: live_capacity_ entries, see live_by_age()
+  std::vector<int> live_count_;      // per scheduler
+  std::vector<int> tgm_candidates_;  // per scheduler: simdgroups for which tgm_candidate()
   std::vector<int> slots_in_threadgroup_;  // per (threadgroup slot, k): slots_of_scheduler_in
   std::vector<int> free_slots_;            // per core
   std::vector<int> resident_sgs_;          // per core

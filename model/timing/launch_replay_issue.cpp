@@ -90,6 +90,7 @@ int LaunchReplay::grant_threadgroup_memory(int core, Cycles t) {
     const int k = (first + i) % schedulers_;
     const Scheduler& s = scheduler(core, k);
     if (s.wake > t || s.last_issue == t) continue;
+    if (tgm_candidates_[static_cast<std::size_t>(core * schedulers_ + k)] == 0) continue;
     for (const int local : live_by_age(core, k)) {
       const SimdgroupSlot& g = sg(core, local);
       if (!g.blocked && g.pipe == Pipe::kThreadgroupMemory && g.ready_at <= t) return k;
@@ -234,7 +235,13 @@ void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
     g.dep_class = OpCosts::wait_class(g.ops[op.dep]);
   }
   g.ready_at = std::max(order_ready, g.dep_ready);
-  g.pipe = pipe_of(op);
+  // `g` is live and not held at a barrier here: it is a grant candidate exactly when its
+  // pipe is threadgroup memory.
+  const Pipe pipe = pipe_of(op);
+  if ((pipe == Pipe::kThreadgroupMemory) != (g.pipe == Pipe::kThreadgroupMemory)) {
+    tgm_candidates_of(core, local) += pipe == Pipe::kThreadgroupMemory ? 1 : -1;
+  }
+  g.pipe = pipe;
 }
 
 Pipe LaunchReplay::pipe_of(const sim::TraceOp& op) const {
@@ -263,7 +270,9 @@ void LaunchReplay::finish_simdgroup(int core, int local, Cycles end) {
   }
   charge(core, local, g.last_done_class, x, end);
   g.barrier_until = Cycles(0);
+  const bool was_candidate = tgm_candidate(g);
   g.live = false;
+  recount_tgm(core, local, was_candidate);
   remove_live(core, local);
   g.end = end;
   const int slot = local / sgs_per_tg_;
@@ -279,7 +288,9 @@ void LaunchReplay::finish_simdgroup(int core, int local, Cycles end) {
 
 void LaunchReplay::arrive_at_barrier(int core, int local, Cycles t) {
   SimdgroupSlot& g = sg(core, local);
+  const bool was_candidate = tgm_candidate(g);
   g.blocked = true;
+  recount_tgm(core, local, was_candidate);
   g.barrier_issue = t;
   device_.counters->registry.increment(device_.counters->threadgroup_barriers);
   const int slot = local / sgs_per_tg_;
@@ -300,7 +311,9 @@ void LaunchReplay::check_release(int core, int slot) {
     const int local = slot * sgs_per_tg_ + i;
     SimdgroupSlot& g = sg(core, local);
     if (!g.live || !g.blocked) continue;
+    const bool was_candidate = tgm_candidate(g);
     g.blocked = false;
+    recount_tgm(core, local, was_candidate);
     g.done[g.pc & g.done_mask] = release;
     if (release > g.last_done) {
       g.last_done = release;
