@@ -1,6 +1,6 @@
 // The pieces of sampled simulation (tools/cli/sampling.h), each against values worked out by
-// hand: the K unit and the sampled lengths, the slice's block, the scaled device, the
-// renumbered traces, the distinct-byte count and the extrapolation.
+// hand: the K unit and the sampled lengths, the slice's block, the scaled device, the DRAM
+// saturation test, the renumbered traces, the distinct-byte count and the extrapolation.
 #include "tools/cli/sampling.h"
 
 #include <gtest/gtest.h>
@@ -28,21 +28,43 @@ TEST(Sampling, KUnitIsTheStepRoundedToTheScaleGroup) {
 
 TEST(Sampling, KIsSampledOnlyWhenLongEnough) {
   const model::DeviceSpec device = model::load_device("m4max");
-  kernels::GemmProblem p{.m = 16, .n = 4096, .k = 4096};
-  const sim::Dim3 grid = main_grid(fused_64x64x32(), p);
-  // K_low = four steps of 32 = 128 (already a multiple of the group), K_high = 256.
-  EXPECT_EQ(plan_sampling(device, fused_64x64x32(), p, 128, grid, 1).k_values,
-            (std::vector<std::int64_t>{128, 256}));
-  // 4 * K_high = 1024 is the shortest K that is sampled.
-  p.k = 1024;
-  EXPECT_EQ(plan_sampling(device, fused_64x64x32(), p, 128, grid, 1).k_values.size(), 2u);
-  p.k = 896;
-  EXPECT_EQ(plan_sampling(device, fused_64x64x32(), p, 128, grid, 1).k_values,
-            (std::vector<std::int64_t>{896}));
+  const sim::Dim3 grid = main_grid(fused_64x64x32(), {.m = 16, .n = 4096, .k = 4096});
+  const auto k_values = [&](std::int64_t k) {
+    return plan_sampling(device, fused_64x64x32(), {.m = 16, .n = 4096, .k = k}, 128, grid, 1)
+        .k_values;
+  };
+  using Ks = std::vector<std::int64_t>;
+  // 64 threadgroups on 40 cores: a slice of 2. K_low = eight steps of 32 = 256, K_high = 512:
+  // 2 x (8 + 16) = 48 threadgroup-steps, within kSteadySampleWork.
+  EXPECT_EQ(k_values(4096), (Ks{256, 512}));
+  // 4 * 512 = 2048 is the shortest K sampled at eight steps; below it, four steps
+  // (K_low = 128, K_high = 256) down to 4 * 256 = 1024.
+  EXPECT_EQ(k_values(2048), (Ks{256, 512}));
+  EXPECT_EQ(k_values(1920), (Ks{128, 256}));
+  EXPECT_EQ(k_values(1024), (Ks{128, 256}));
+  EXPECT_EQ(k_values(896), (Ks{896}));
   // Not a multiple of the unit: the full K.
-  p.k = 4096 + 32;
-  EXPECT_EQ(plan_sampling(device, fused_64x64x32(), p, 128, grid, 1).k_values,
-            (std::vector<std::int64_t>{4096 + 32}));
+  EXPECT_EQ(k_values(4096 + 32), (Ks{4096 + 32}));
+}
+
+TEST(Sampling, LargeSlicesKeepFourKSteps) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  kernels::GemmProblem p{.m = 4096, .n = 4096, .k = 4096};
+  // A slice of 103 threadgroups: eight steps would be 103 x 24 = 2472 threadgroup-steps, over
+  // kSteadySampleWork (512); four steps, 103 x 12 = 1236.
+  EXPECT_EQ(
+      plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 1).k_values,
+      (std::vector<std::int64_t>{128, 256}));
+  // Every threadgroup simulated (--sample-cores 40): 21 threadgroups (21 x 24 = 504), eight
+  // steps; 22 (528), four.
+  p = {.m = 16, .n = 21 * 64, .k = 4096};
+  EXPECT_EQ(
+      plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 40).k_values,
+      (std::vector<std::int64_t>{256, 512}));
+  p.n = 22 * 64;
+  EXPECT_EQ(
+      plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 40).k_values,
+      (std::vector<std::int64_t>{128, 256}));
 }
 
 TEST(Sampling, SliceIsTheMostLoadedCoresShareInAGridShapedBlock) {
@@ -157,45 +179,12 @@ TEST(Sampling, SliceDeviceKeepsCachesAndScalesDram) {
   EXPECT_EQ(slice.memory.slc.size_bytes, device.memory.slc.size_bytes);
 }
 
-TEST(Sampling, SharedLinesAreThoseOfTwoOrMoreThreadgroups) {
-  // Threadgroup (0,0,0) touches line 0 and line 1 of buffer 2; threadgroup (1,0,0) touches
-  // line 1 (twice, from two simdgroups) and line 3. Only line 1 is shared.
-  sim::LaunchTrace trace;
-  const auto simdgroup = [](std::uint32_t x, std::vector<std::uint32_t> offsets) {
-    sim::SimdgroupTrace sg;
-    sg.threadgroup = {x, 0, 0};
-    for (std::uint32_t i = 0; i < offsets.size(); ++i) {
-      sg.accesses.push_back({offsets[i], 2, 4, static_cast<std::uint8_t>(i)});
-    }
-    sg.ops.push_back({.op = sim::OpClass::kDeviceLoad,
-                      .count = static_cast<std::uint16_t>(offsets.size()),
-                      .first_access = 0});
-    return sg;
-  };
-  trace.simdgroups = {simdgroup(0, {0, 128}), simdgroup(1, {130}), simdgroup(1, {140, 384})};
-  const std::vector<std::uint64_t> shared = shared_device_lines(trace, 128);
-  ASSERT_EQ(shared.size(), 1u);
-  EXPECT_EQ(shared[0], (std::uint64_t{2} << 40) | 1);
-
-  // The warm-up loads each line once: one op of one access at the line's first byte.
-  const sim::LaunchTrace warm = warm_up_trace(shared, 128);
-  ASSERT_EQ(warm.simdgroups.size(), 1u);
-  ASSERT_EQ(warm.simdgroups[0].ops.size(), 1u);
-  EXPECT_EQ(warm.simdgroups[0].ops[0].op, sim::OpClass::kDeviceLoad);
-  EXPECT_EQ(warm.simdgroups[0].ops[0].mask, 1u);
-  EXPECT_EQ(warm.simdgroups[0].accesses[0].offset, 128u);
-  EXPECT_EQ(warm.simdgroups[0].accesses[0].buffer, 2u);
-}
-
-TEST(Sampling, WarmUpOpsHoldThirtyTwoLinesEach) {
-  std::vector<std::uint64_t> lines(70);
-  for (std::uint64_t i = 0; i < lines.size(); ++i) lines[i] = i;
-  const sim::LaunchTrace warm = warm_up_trace(lines, 64);
-  // 70 = 32 + 32 + 6.
-  ASSERT_EQ(warm.simdgroups[0].ops.size(), 3u);
-  EXPECT_EQ(warm.simdgroups[0].ops[2].count, 6u);
-  EXPECT_EQ(warm.simdgroups[0].ops[2].mask, 0x3Fu);
-  EXPECT_EQ(warm.simdgroups[0].accesses[69].offset, 69u * 64);
+TEST(Sampling, DramSaturatesWhenTheBytesNeedMoreThanTheBandwidth) {
+  const model::DeviceSpec device = model::load_device("m4max");  // 546 GB/s, 1.578 GHz
+  // 1578 cycles are 1 us, in which 546 GB/s moves 546,000 bytes.
+  EXPECT_FALSE(saturates_dram(545'999, timing::Cycles(1578), device));
+  EXPECT_TRUE(saturates_dram(546'001, timing::Cycles(1578), device));
+  EXPECT_FALSE(saturates_dram(546'001, timing::Cycles(1579), device));
 }
 
 TEST(Sampling, CompactSliceRenumbersThreadgroupsInOrder) {
@@ -214,11 +203,11 @@ TEST(Sampling, CompactSliceRenumbersThreadgroupsInOrder) {
   EXPECT_EQ(out.simdgroups[3].threadgroup, (std::array<std::uint32_t, 3>{2, 0, 0}));
 }
 
-TEST(Sampling, DistinctDeviceBytesCountLinesOnce) {
+TEST(Sampling, DistinctLoadedBytesCountLinesOnce) {
   sim::LaunchTrace trace;
   sim::SimdgroupTrace sg;
-  // Buffer 0: bytes 0..3 and 124..131 (lines 0 and 1 of 128 B); buffer 1: byte 0 (its line
-  // 0); threadgroup memory is not counted.
+  // Loads of buffer 0: bytes 0..3 and 124..131 (lines 0 and 1 of 128 B); the store to buffer
+  // 1 and the threadgroup-memory load are not counted.
   sg.accesses = {{0, 0, 4, 0}, {124, 0, 8, 1}, {0, 1, 2, 2}, {0, sim::kThreadgroupBufferId, 4, 3}};
   sg.ops.push_back({.op = sim::OpClass::kDeviceLoad, .count = 2, .first_access = 0});
   sg.ops.push_back({.op = sim::OpClass::kDeviceStore, .count = 1, .first_access = 2});
@@ -227,7 +216,7 @@ TEST(Sampling, DistinctDeviceBytesCountLinesOnce) {
                     .count = 1,
                     .first_access = 3});
   trace.simdgroups = {sg, sg};  // the same lines again
-  EXPECT_EQ(distinct_device_bytes(trace, 128), 3 * 128);
+  EXPECT_EQ(distinct_loaded_bytes(trace, 128), 2 * 128);
 }
 
 TEST(Sampling, ExtrapolatesAlongTheLine) {

@@ -179,14 +179,15 @@ void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
   }
 }
 
-// A sampled run's launches as the timing model takes them. When sliced: a warm-up launch of
-// the lines the slice's threadgroups share first, then each dispatch renumbered to the slice,
-// with the slice's share of the main dispatch's threadgroups and of the problem's compulsory
-// DRAM bytes.
+// A sampled run's launches as the timing model takes them: each dispatch, renumbered to the
+// slice when sliced, with the slice's share of the main dispatch's threadgroups, its distinct
+// loaded bytes' share of the problem's operand bytes (A, weights, scales, zero points), and
+// those bytes at the sampled K.
 struct SampledLaunches {
   std::vector<sim::LaunchTrace> traces;
   double share = 1;
-  double dram_share = 1;
+  double bytes_share = 1;
+  std::int64_t problem_bytes = 0;
 };
 
 SampledLaunches prepare_launches(kernels::GemmRun& run, bool sliced,
@@ -194,17 +195,16 @@ SampledLaunches prepare_launches(kernels::GemmRun& run, bool sliced,
                                  const kernels::WeightFormat& format,
                                  const model::DeviceSpec& device) {
   SampledLaunches out;
-  const int line = device.memory.l1.line_bytes;
-  if (sliced) out.traces.emplace_back();
+  const analytic::ProblemIntensity whole =
+      analytic::problem_intensity({q.m, q.n, q.k}, analytic_weight_spec(format));
+  out.problem_bytes = whole.total_bytes - whole.c_bytes;
   for (kernels::GemmDispatch& d : run.dispatches) {
     if (sliced && is_main_dispatch(d.kernel)) {
       out.share = static_cast<double>(threadgroups_in_slice(slice, d.threadgroups)) /
                   static_cast<double>(d.threadgroups.volume());
-      const analytic::ProblemIntensity whole =
-          analytic::problem_intensity({q.m, q.n, q.k}, analytic_weight_spec(format));
-      const auto own = static_cast<double>(distinct_device_bytes(d.result.trace, line));
-      out.dram_share = std::clamp(own / static_cast<double>(whole.total_bytes), out.share, 1.0);
-      out.traces.front() = warm_up_trace(shared_device_lines(d.result.trace, line), line);
+      const auto own =
+          static_cast<double>(distinct_loaded_bytes(d.result.trace, device.memory.l1.line_bytes));
+      out.bytes_share = std::clamp(own / static_cast<double>(out.problem_bytes), out.share, 1.0);
     }
     out.traces.push_back(sliced ? compact_slice(std::move(d.result.trace))
                                 : std::move(d.result.trace));
@@ -216,12 +216,28 @@ SampledLaunches prepare_launches(kernels::GemmRun& run, bool sliced,
 struct PendingTiming {
   SampledLaunches launches;
   std::vector<timing::LaunchInput> inputs;
-  model::DeviceSpec device;
 };
+
+// Replays every pending run on the device `device_for` gives it, each on its own thread.
+template <class DeviceFor>
+std::vector<timing::TimingResult> replay_all(
+    const std::vector<std::unique_ptr<PendingTiming>>& pending, DeviceFor device_for) {
+  std::vector<std::future<timing::TimingResult>> timed;
+  for (const std::unique_ptr<PendingTiming>& job : pending) {
+    timed.push_back(std::async(std::launch::async, [&job, device = device_for(*job)] {
+      return timing::GpuTimingModel(device).run(job->inputs, nullptr);
+    }));
+  }
+  std::vector<timing::TimingResult> runs;
+  for (std::future<timing::TimingResult>& result : timed) runs.push_back(result.get());
+  return runs;
+}
 
 // The sampled run (sampling.h): a slice of the threadgroups at one or two reduced K values,
 // extrapolated to the whole launch. Each K's timing replay runs on its own thread while the
-// engine goes on to the next K (longest first); results do not depend on the overlap.
+// engine goes on to the next K (longest first); results do not depend on the overlap. The slice
+// replays with the device's DRAM bandwidth unless that would make the launch move the problem's
+// bytes faster than DRAM can; then all K values replay again with the slice's share of it.
 void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& request,
                  const kernels::WeightFormat& format, KernelRunReport& report) {
   const Clock::time_point start = Clock::now();
@@ -237,6 +253,11 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   const std::size_t samples = plan.k_values.size();
   std::vector<std::unique_ptr<PendingTiming>> pending(samples);
   std::vector<std::future<timing::TimingResult>> timed(samples);
+  const auto device_for = [&](const PendingTiming& job, bool dram_share) {
+    return sliced ? slice_device(device, plan.cores, job.launches.share,
+                                 dram_share ? job.launches.bytes_share : 1.0)
+                  : device;
+  };
   double work = 0;
   // The longest K first: its replay overlaps the engine's shorter run, and the replay left to
   // run alone at the end is the shortest one.
@@ -257,36 +278,31 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     work += job.launches.share * static_cast<double>(k);
     std::vector<const sim::LaunchTrace*> traces;
     for (const sim::LaunchTrace& trace : job.launches.traces) traces.push_back(&trace);
-    std::vector<DispatchReport> launched = dispatches;
-    if (sliced) launched.insert(launched.begin(), DispatchReport{});
     job.inputs =
-        timing_inputs(launched, traces, report.useful_flops, request.max_resident_threadgroups);
-    if (sliced) job.inputs.front() = {.trace = traces.front(), .resident_threadgroups_per_core = 1};
-    job.device = sliced
-                     ? slice_device(device, plan.cores, job.launches.share, job.launches.dram_share)
-                     : device;
-    timed[i] = std::async(std::launch::async, [&job] {
-      return timing::GpuTimingModel(job.device).run(job.inputs, nullptr);
+        timing_inputs(dispatches, traces, report.useful_flops, request.max_resident_threadgroups);
+    timed[i] = std::async(std::launch::async, [&job, slice = device_for(job, false)] {
+      return timing::GpuTimingModel(slice).run(job.inputs, nullptr);
     });
   }
   std::vector<timing::TimingResult> runs;
-  std::int64_t simulated = 0;
-  for (std::future<timing::TimingResult>& result : timed) {
-    timing::TimingResult t = result.get();
-    runs.push_back(sliced ? without_first_launch(std::move(t), device.gpu, report.useful_flops)
-                          : std::move(t));
-    simulated += runs.back().instructions;
+  for (std::future<timing::TimingResult>& result : timed) runs.push_back(result.get());
+  const SampledLaunches& last = pending.back()->launches;
+  const bool saturated =
+      sliced && saturates_dram(last.problem_bytes, runs.back().total_cycles, device);
+  if (saturated) {
+    runs = replay_all(pending, [&](const PendingTiming& job) { return device_for(job, true); });
   }
+  std::int64_t simulated = 0;
+  for (const timing::TimingResult& run : runs) simulated += run.instructions;
   // The timing model's share of the wall time is what the engine did not overlap.
   report.timing_seconds = std::max(0.0, seconds_since(start) - report.functional_seconds);
-  const SampledLaunches& last = pending.back()->launches;
   report.timing =
       combine_sampled(runs, plan.k_values, p.k, last.share, device.gpu, report.useful_flops);
   report.sampling = SamplingReport{.k_values = plan.k_values,
                                    .cores = plan.cores,
                                    .device_cores = device.gpu.cores,
                                    .share = last.share,
-                                   .dram_share = last.dram_share,
+                                   .dram_share = saturated ? last.bytes_share : 1.0,
                                    .work_fraction = work / static_cast<double>(p.k),
                                    .simulated_instructions = simulated};
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -13,9 +12,10 @@
 namespace marlin::cli {
 namespace {
 
-// K steps the sampled lengths start from: enough for a double-buffered pipeline to fill and
-// reach its steady state.
+// K steps of K_low: the fewest for a double-buffered pipeline to fill, and the number past the
+// main loop's start-up (sampling.h, kSteadySampleWork).
 constexpr std::int64_t kMinimumSteps = 4;
+constexpr std::int64_t kSteadySteps = 8;
 
 // Slicing assumes the threadgroups are alike: not when more than this share of them sits on a
 // ragged edge of the grid.
@@ -63,21 +63,33 @@ sim::Dim3 main_grid(const kernels::GemmKernel& kernel, const kernels::GemmProble
   return {tiles(problem.n, kernel.tile.tn), tiles(problem.m, kernel.tile.tm), 1};
 }
 
+namespace {
+
+// A block of `count` threadgroups of a tiled grid with the grid's aspect ratio, so its
+// threadgroups share A rows and weight columns in the grid's proportions.
+sim::ThreadgroupSlice grid_shaped_block(sim::Dim3 grid, std::int64_t count) {
+  const double aspect = static_cast<double>(grid.x) / static_cast<double>(grid.y);
+  const auto bx = static_cast<std::uint32_t>(
+      std::clamp<double>(std::round(std::sqrt(static_cast<double>(count) * aspect)), 1.0, grid.x));
+  const auto by = static_cast<std::uint32_t>(std::min<std::int64_t>(grid.y, (count + bx - 1) / bx));
+  return {bx, by, static_cast<std::uint32_t>(count)};
+}
+
+// K_low and K_high of `steps` K steps (K_low rounded up to the unit), or nothing when K is not
+// a multiple of the unit or shorter than 4 K_high.
+std::vector<std::int64_t> k_samples(std::int64_t k, std::int64_t unit, std::int64_t step,
+                                    std::int64_t steps) {
+  const std::int64_t k_low = unit * ((steps * step + unit - 1) / unit);
+  if (k % unit != 0 || k < 8 * k_low) return {};
+  return {k_low, 2 * k_low};
+}
+
+}  // namespace
+
 SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmKernel& kernel,
                            const kernels::GemmProblem& problem, int group_size, sim::Dim3 grid,
                            int slice_cores) {
   SamplingPlan plan;
-  const std::int64_t unit = k_sampling_unit(kernel, problem, group_size);
-  const std::int64_t step =
-      std::max<std::int64_t>(1, kernel.tile.tk) * std::max(1, problem.k_parallel);
-  const std::int64_t k_low = unit * ((kMinimumSteps * step + unit - 1) / unit);
-  const std::int64_t k_high = 2 * k_low;
-  if (problem.k % unit == 0 && problem.k >= 4 * k_high) {
-    plan.k_values = {k_low, k_high};
-  } else {
-    plan.k_values = {problem.k};
-  }
-
   // The most loaded core's share of the grid, times the simulated cores.
   const auto total = static_cast<std::int64_t>(grid.volume());
   const std::int64_t cores = device.gpu.cores;
@@ -90,21 +102,25 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   if (grid.z != 1 || count >= total || (striped && total <= cores) ||
       differing_edge_share(kernel, problem, grid) > kMaxEdgeShare) {
     plan.cores = device.gpu.cores;
-    return plan;
-  }
-  if (striped) {
+  } else if (striped) {
     // Stripes give the first threadgroups the work and leave the last ones idle: take what the
     // simulated cores receive, every cores-th threadgroup.
     plan.slice = {.x = static_cast<std::uint32_t>(plan.cores),
                   .period = static_cast<std::uint32_t>(cores)};
-    return plan;
+  } else {
+    plan.slice = grid_shaped_block(grid, count);
   }
-  // A block of the grid's aspect ratio holding `count` threadgroups.
-  const double aspect = static_cast<double>(grid.x) / static_cast<double>(grid.y);
-  const auto bx = static_cast<std::uint32_t>(
-      std::clamp<double>(std::round(std::sqrt(static_cast<double>(count) * aspect)), 1.0, grid.x));
-  const auto by = static_cast<std::uint32_t>(std::min<std::int64_t>(grid.y, (count + bx - 1) / bx));
-  plan.slice = {bx, by, static_cast<std::uint32_t>(count)};
+
+  const std::int64_t unit = k_sampling_unit(kernel, problem, group_size);
+  const std::int64_t step =
+      std::max<std::int64_t>(1, kernel.tile.tk) * std::max(1, problem.k_parallel);
+  const std::int64_t simulated =
+      plan.slice.x == 0 ? total : threadgroups_in_slice(plan.slice, grid);
+  plan.k_values = k_samples(problem.k, unit, step, kSteadySteps);
+  if (plan.k_values.empty() || simulated * 3 * plan.k_values.front() / step > kSteadySampleWork) {
+    plan.k_values = k_samples(problem.k, unit, step, kMinimumSteps);
+  }
+  if (plan.k_values.empty()) plan.k_values = {problem.k};
   return plan;
 }
 
@@ -134,99 +150,27 @@ sim::LaunchTrace compact_slice(sim::LaunchTrace trace) {
   return trace;
 }
 
-namespace {
+bool saturates_dram(std::int64_t problem_bytes, timing::Cycles cycles,
+                    const model::DeviceSpec& device) {
+  const double seconds = timing::to_seconds(cycles, device.gpu);
+  return static_cast<double>(problem_bytes) >= device.memory.dram_bandwidth_bytes_per_s * seconds;
+}
 
-// Calls fn(line) for every line of `line_bytes` each device access of `trace` touches, with
-// the index of its threadgroup in the trace.
-template <class Fn>
-void for_each_device_line(const sim::LaunchTrace& trace, int line_bytes, Fn fn) {
+std::int64_t distinct_loaded_bytes(const sim::LaunchTrace& trace, int line_bytes) {
   const auto line = static_cast<std::uint64_t>(std::max(1, line_bytes));
-  std::size_t threadgroup = 0;
-  for (std::size_t s = 0; s < trace.simdgroups.size(); ++s) {
-    const sim::SimdgroupTrace& sg = trace.simdgroups[s];
-    if (s > 0 && sg.threadgroup != trace.simdgroups[s - 1].threadgroup) ++threadgroup;
+  std::unordered_set<std::uint64_t> lines;  // buffer << 40 | line number
+  for (const sim::SimdgroupTrace& sg : trace.simdgroups) {
     for (const sim::TraceOp& op : sg.ops) {
-      if (!touches_device_memory(op)) continue;
+      if (!sim::is_load(op.op) || !touches_device_memory(op)) continue;
       for (std::uint32_t i = 0; i < op.count; ++i) {
         const sim::MemAccess a = sim::access_at(sg.accesses.data() + op.first_access, i);
         if (a.bytes == 0) continue;
         for (std::uint64_t l = a.offset / line; l <= (a.offset + a.bytes - 1) / line; ++l) {
-          fn((std::uint64_t{a.buffer} << 40) | l, threadgroup);
+          lines.insert((std::uint64_t{a.buffer} << 40) | l);
         }
       }
     }
   }
-}
-
-}  // namespace
-
-std::vector<std::uint64_t> shared_device_lines(const sim::LaunchTrace& trace, int line_bytes) {
-  // line -> (the first threadgroup that touched it, whether another one did too)
-  std::unordered_map<std::uint64_t, std::pair<std::size_t, bool>> first_and_shared;
-  for_each_device_line(trace, line_bytes, [&](std::uint64_t line, std::size_t threadgroup) {
-    auto [it, inserted] = first_and_shared.try_emplace(line, threadgroup, false);
-    if (!inserted && it->second.first != threadgroup) it->second.second = true;
-  });
-  std::vector<std::uint64_t> out;
-  for (const auto& [line, entry] : first_and_shared) {
-    if (entry.second) out.push_back(line);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-sim::LaunchTrace warm_up_trace(const std::vector<std::uint64_t>& lines, int line_bytes) {
-  sim::LaunchTrace trace;
-  trace.kernel = "sampling warm-up";
-  trace.threadgroups_per_grid = {1, 1, 1};
-  trace.threads_per_threadgroup = {sim::kSimdWidth, 1, 1};
-  sim::SimdgroupTrace sg;
-  for (std::size_t first = 0; first < lines.size(); first += sim::kSimdWidth) {
-    const std::size_t n = std::min<std::size_t>(sim::kSimdWidth, lines.size() - first);
-    sim::TraceOp op;
-    op.op = sim::OpClass::kDeviceLoad;
-    op.kind = static_cast<std::uint8_t>(sim::Space::kDevice);
-    op.count = static_cast<std::uint16_t>(n);
-    op.mask = n == sim::kSimdWidth ? ~0u : (1u << n) - 1;
-    op.first_access = static_cast<std::uint32_t>(sg.accesses.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t line = lines[first + i];
-      sg.accesses.push_back(
-          {static_cast<std::uint32_t>((line & ((std::uint64_t{1} << 40) - 1)) * line_bytes),
-           static_cast<std::uint16_t>(line >> 40), 4, static_cast<std::uint8_t>(i)});
-    }
-    sg.ops.push_back(op);
-  }
-  trace.simdgroups.push_back(std::move(sg));
-  return trace;
-}
-
-timing::TimingResult without_first_launch(timing::TimingResult result, const model::GpuSpec& gpu,
-                                          double useful_flops) {
-  MARLIN_CHECK(!result.launches.empty(), "a warm-up launch to drop");
-  const timing::LaunchResult first = result.launches.front();
-  result.launches.erase(result.launches.begin());
-  result.total_cycles -= first.cycles;
-  result.instructions -= first.instructions;
-  for (std::size_t i = 0; i < timing::kStallClassCount; ++i) {
-    result.breakdown.cycles[i] -= first.breakdown.cycles[i];
-  }
-  std::int64_t dram_bytes = 0;
-  for (timing::LaunchResult& launch : result.launches) {
-    launch.begin -= first.cycles;
-    dram_bytes += launch.dram_bytes;
-  }
-  result.seconds = timing::to_seconds(result.total_cycles, gpu);
-  result.achieved_flops_per_s = result.seconds > 0 ? useful_flops / result.seconds : 0.0;
-  result.dram_bytes_per_s =
-      result.seconds > 0 ? static_cast<double>(dram_bytes) / result.seconds : 0.0;
-  return result;
-}
-
-std::int64_t distinct_device_bytes(const sim::LaunchTrace& trace, int line_bytes) {
-  std::unordered_set<std::uint64_t> lines;
-  for_each_device_line(trace, line_bytes,
-                       [&](std::uint64_t line, std::size_t) { lines.insert(line); });
   return static_cast<std::int64_t>(lines.size()) * std::max(1, line_bytes);
 }
 

@@ -4,17 +4,20 @@
 // Two reductions, each applied only when it pays:
 // - K sampling. A GEMM's main loop repeats the same step over K, so the predicted cycles are
 //   affine in K once the pipeline is full. The run is simulated at two reduced lengths
-//   K_low < K_high (multiples of the tile's K step, the scale group and the K-parallel factor)
+//   K_low < K_high = 2 K_low (multiples of the tile's K step, the scale group and the
+//   K-parallel factor; K_low of eight K steps when the slice is small enough, four otherwise)
 //   and the cycles are extrapolated along the line through them.
 // - Threadgroup slicing. Threadgroups of a launch run near-identical traces, and the launch
 //   ends when its most loaded core does: ceil(T / cores) threadgroups. The slice runs that
 //   many threadgroups per simulated core, taken from a block at the grid's origin shaped like
 //   the grid, so they share A rows and weight columns as the full launch's do (the striped
 //   kernel, whose last threadgroups may be idle: every cores-th one). It runs on a device of
-//   that many cores whose DRAM bandwidth is scaled to the slice's share of the problem's
-//   distinct bytes and whose L2 port to its share of the threadgroups, after a warm-up launch
-//   of the lines two or more of its threadgroups share, as the rest of the device would have
-//   fetched them. Slicing is skipped when many threadgroups sit on a ragged edge, and for a
+//   that many cores whose L2 port is scaled to its share of the threadgroups. The slice
+//   fetches every line itself: in the full launch the threadgroups sharing a line start
+//   together and wait for the same fill. Its DRAM keeps the device's bandwidth, which the rest
+//   of the device's traffic barely uses, unless the prediction would read the problem's
+//   operands faster than DRAM can (saturates_dram): then the slice gets its share of the
+//   bandwidth. Slicing is skipped when many threadgroups sit on a ragged edge, and for a
 //   striped launch with no more threadgroups than cores (plan_sampling).
 // Contract: the cycles of a sampled run are within kSampledErrorBound of the full run's on the
 // shapes tests/tools/sampling_accuracy_test.cpp checks; the bound is a measured property of the
@@ -26,12 +29,21 @@
 
 #include "kernels/launch/gemm_runner.h"
 #include "model/device/device_spec.h"
+#include "model/timing/cycles.h"
 #include "model/timing/timing_run.h"
 #include "sim/runtime/launch.h"
 
 namespace marlin::cli {
 
-inline constexpr double kSampledErrorBound = 0.04;
+inline constexpr double kSampledErrorBound = 0.03;
+
+// The sampled work (threadgroups of the slice times the K steps of both sampled lengths) up to
+// which K_low holds eight K steps rather than four: slices of up to 21 threadgroups. Four steps
+// leave the start-up of the main loop in the slope (up to 2% of the cycles on the shapes of
+// docs/sampling.md), eight do not. Eight steps double a sample's cost, so larger slices, whose
+// four-step samples already take most of a sampled run's time (26 threadgroups in the
+// selection sweep's 1024-row cells, 103 in the 4096^3 slice), keep four.
+inline constexpr std::int64_t kSteadySampleWork = 512;
 
 struct SamplingPlan {
   std::vector<std::int64_t> k_values;  // reduction lengths simulated: {K} or {K_low, K_high}
@@ -42,10 +54,12 @@ struct SamplingPlan {
 // What a sampled run did, for the report.
 struct SamplingReport {
   std::vector<std::int64_t> k_values;
-  int cores = 0;          // cores simulated
-  int device_cores = 0;   // cores of the device
-  double share = 1;       // the slice's share of the main dispatch's threadgroups
-  double dram_share = 1;  // its share of the DRAM bandwidth: its distinct bytes / the problem's
+  int cores = 0;         // cores simulated
+  int device_cores = 0;  // cores of the device
+  double share = 1;      // the slice's share of the main dispatch's threadgroups
+  // Its share of the DRAM bandwidth: 1, or its distinct loaded bytes / the problem's operand
+  // bytes when the launch saturates DRAM.
+  double dram_share = 1;
   // Threadgroup-K-steps simulated over all sampled runs, against those of a full run.
   double work_fraction = 1;
   std::int64_t simulated_instructions = 0;  // simdgroup instructions the sampled runs replayed
@@ -60,36 +74,32 @@ std::int64_t k_sampling_unit(const kernels::GemmKernel& kernel, const kernels::G
 // The main dispatch's grid (x = output column tiles, y = row tiles; striped: 1D).
 sim::Dim3 main_grid(const kernels::GemmKernel& kernel, const kernels::GemmProblem& problem);
 
-// Plans the sampled run of a main dispatch of `grid`: K is sampled when K >= 4 K_high
-// (K_high = 2 K_low, K_low at least four K steps); the threadgroups are sliced to slice_cores
-// cores' worth when the launch has more threadgroups than the device has cores and at most 10%
-// of them sit on a ragged edge (last row or column of a multi-row or multi-column grid).
+// Plans the sampled run of a main dispatch of `grid`. The threadgroups are sliced to
+// slice_cores cores' worth when the launch has more threadgroups than the device has cores and
+// at most 10% of them sit on a ragged edge (last row or column of a multi-row or multi-column
+// grid). K is sampled when K >= 4 K_high (K_high = 2 K_low): K_low holds eight K steps when K
+// allows it and the slice's sampled work (threadgroups x K steps over both lengths) stays
+// within kSteadySampleWork, else four.
 SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmKernel& kernel,
                            const kernels::GemmProblem& problem, int group_size, sim::Dim3 grid,
                            int slice_cores);
 
 // The device the slice runs on: `cores` cores, the shared L2 port's bandwidth times `share`
 // (the slice's share of the threadgroups) and the DRAM bandwidth times `dram_share`. The L2 and
-// SLC keep their capacity: the warm-up puts the shared lines in them.
+// SLC keep their capacity.
 model::DeviceSpec slice_device(const model::DeviceSpec& device, int cores, double share,
                                double dram_share);
 
-// A launch of one simdgroup that loads `lines` (buffer << 40 | line number) once each, run
-// before a slice so that the L2 and SLC hold the lines its threadgroups share with the rest of
-// the device, as if other cores had fetched them.
-sim::LaunchTrace warm_up_trace(const std::vector<std::uint64_t>& lines, int line_bytes);
+// Whether a launch that reads `problem_bytes` (its compulsory DRAM reads) in `cycles` would
+// need more than the device's DRAM bandwidth: the slice's prediction at full bandwidth is then
+// too fast, and the slice must run with its share of the bandwidth instead.
+bool saturates_dram(std::int64_t problem_bytes, timing::Cycles cycles,
+                    const model::DeviceSpec& device);
 
-// The device-memory lines (buffer << 40 | line number) that two or more threadgroups of a
-// launch's traces touch, ascending.
-std::vector<std::uint64_t> shared_device_lines(const sim::LaunchTrace& trace, int line_bytes);
-
-// `result` without its first launch (the warm-up): totals, breakdown and rates recomputed.
-timing::TimingResult without_first_launch(timing::TimingResult result, const model::GpuSpec& gpu,
-                                          double useful_flops);
-
-// Bytes of the distinct device-memory lines of `line_bytes` that a launch's traces touch: the
-// slice's compulsory DRAM traffic.
-std::int64_t distinct_device_bytes(const sim::LaunchTrace& trace, int line_bytes);
+// Bytes of the distinct device-memory lines of `line_bytes` that a launch's traces load: the
+// slice's compulsory DRAM reads. (Stores are left out: C stays in L2, write-allocated, until
+// something evicts it.)
+std::int64_t distinct_loaded_bytes(const sim::LaunchTrace& trace, int line_bytes);
 
 // The traces of a sliced launch as a 1D grid of the threadgroups that ran, in dispatch order,
 // so the timing model dispatches them to the slice's cores as the device would.
