@@ -1,5 +1,6 @@
 #include "model/timing/coalescer.h"
 
+#include <array>
 #include <string>
 
 #include "model/common/input_error.h"
@@ -63,12 +64,9 @@ std::span<const std::uint64_t> Coalescer::coalesce_affine(std::uint64_t base, st
     count(lanes);
     return lines_;
   }
-  affine_lanes_.resize(lanes);
-  for (std::uint32_t i = 0; i < lanes; ++i) {
-    affine_lanes_[i] = LaneAccess{base + static_cast<std::uint32_t>(offset + stride * i), bytes};
-  }
-  const LaneMask mask = lanes == 64 ? ~LaneMask{0} : (LaneMask{1} << lanes) - 1;
-  return coalesce(mask, affine_lanes_);
+  std::array<LaneAccess, 64> accesses{};
+  const LaneMask mask = affine_lanes(offset, stride, bytes, lanes, accesses, base);
+  return coalesce(mask, std::span<const LaneAccess>(accesses.data(), lanes));
 }
 
 void Coalescer::count(std::int64_t active) {

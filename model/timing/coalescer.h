@@ -41,8 +41,7 @@ class Coalescer {
   void count(std::int64_t active);
 
   FixedDivisor line_bytes_;
-  std::vector<std::uint64_t> lines_;      // reused across calls
-  std::vector<LaneAccess> affine_lanes_;  // coalesce_affine()'s lanes when it builds them
+  std::vector<std::uint64_t> lines_;  // reused across calls
   StatRegistry stats_;
   StatId accesses_;
   StatId lane_accesses_;

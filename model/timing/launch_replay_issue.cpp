@@ -346,8 +346,7 @@ Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::
   Cycles done = t;
   const sim::MemAccess* stored = accesses + op.first_access;
   // An affine run of active lanes goes to the coalescer as one (first access, stride) pair.
-  const bool affine =
-      op.count > 0 && (stored[0].lane & sim::kAffineRun) != 0 && stored[0].bytes > 0;
+  const bool affine = sim::is_affine_run(stored, op.count) && stored[0].bytes > 0;
   for (std::uint32_t from = 0; from < op.count; from += kChunk) {
     const std::size_t n = std::min<std::size_t>(op.count - from, kChunk);
     std::span<const std::uint64_t> lines;
@@ -372,7 +371,7 @@ Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
   Cycles busy(0);
   ThreadgroupMemoryBanks& banks = *(*device_.banks)[static_cast<std::size_t>(core)];
   const sim::MemAccess* stored = accesses + op.first_access;
-  const bool affine = op.count > 0 && (stored[0].lane & sim::kAffineRun) != 0;
+  const bool affine = sim::is_affine_run(stored, op.count);
   for (std::uint32_t from = 0; from < op.count; from += kChunk) {
     const std::size_t n = std::min<std::size_t>(op.count - from, kChunk);
     if (affine) {

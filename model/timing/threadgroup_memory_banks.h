@@ -6,7 +6,6 @@
 // they loop over lanes internally and do not allocate after warm-up.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -40,11 +39,6 @@ class ThreadgroupMemoryBanks {
 
   [[nodiscard]] virtual const StatRegistry& stats() const = 0;
 };
-
-// Fills out[0, lanes) with an affine access (ThreadgroupMemoryBanks::access_affine) and
-// returns its lane mask (none when bytes is 0).
-LaneMask affine_lanes(std::uint32_t first, std::uint32_t stride, std::uint32_t bytes,
-                      std::uint32_t lanes, std::array<LaneAccess, 64>& out);
 
 // Builds the model named by spec.bank_rule. Throws InputError on a non-positive bank count,
 // bank width or bytes per cycle.

@@ -112,9 +112,14 @@ static_assert(sizeof(MemAccess) == 8);
 // then a record whose offset is the stride (modulo 2^32; its other fields are 0).
 inline constexpr std::uint8_t kAffineRun = 0x80;
 
+// Whether `count` accesses stored from `stored` are an affine run (two records).
+constexpr bool is_affine_run(const MemAccess* stored, const std::uint32_t count) {
+  return count > 0 && (stored[0].lane & kAffineRun) != 0;
+}
+
 // Records taken by `count` accesses stored from `stored`.
 constexpr std::uint32_t stored_accesses(const MemAccess* stored, const std::uint32_t count) {
-  return count > 0 && (stored[0].lane & kAffineRun) != 0 ? 2 : count;
+  return is_affine_run(stored, count) ? 2 : count;
 }
 
 // Whether an ALU op's dependent chain fits its run: at most `count` (1 for an empty run).
