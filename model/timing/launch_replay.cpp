@@ -156,7 +156,9 @@ void LaunchReplay::index_traces() {
 
 LaunchResult LaunchReplay::run() {
   Cycles t = exec_begin_;
+  ProgressWatchdog watchdog;
   for (;;) {
+    watchdog.step(progress(), t);
     while (!ends_.empty() && ends_.top().at <= t) {
       const EndEvent event = ends_.top();
       ends_.pop();

@@ -27,6 +27,7 @@
 #include "model/timing/dram_counter.h"
 #include "model/timing/memory_hierarchy.h"
 #include "model/timing/op_costs.h"
+#include "model/timing/progress_watchdog.h"
 #include "model/timing/threadgroup_memory_banks.h"
 #include "model/timing/timing_event_sink.h"
 #include "model/timing/timing_run.h"
@@ -244,6 +245,12 @@ class LaunchReplay {
   }
   Scheduler& scheduler(int core, int k) {
     return scheds_[static_cast<std::size_t>(core * schedulers_ + k)];
+  }
+
+  // Grows with every issued instruction and every threadgroup dispatched or ended.
+  std::int64_t progress() const {
+    return device_.counters->registry.value(device_.counters->instructions) +
+           2 * std::int64_t{next_threadgroup_} - active_threadgroups_;
   }
 
   const ReplayDevice& device_;
