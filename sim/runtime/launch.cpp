@@ -12,6 +12,7 @@
 #include "model/common/input_error.h"
 #include "sim/runtime/kernel_registry.h"
 #include "sim/runtime/threadgroup_run.h"
+#include "sim/runtime/trace_budget.h"
 
 namespace marlin::sim {
 
@@ -195,6 +196,7 @@ LaunchResult launch(const LaunchSpec& spec) {
 
   // Threadgroups are independent: workers take them in any order; outputs are stored by
   // threadgroup index so the merged result does not depend on the schedule.
+  TraceBudget budget(spec.options.trace ? spec.options.max_trace_bytes : 0, runs, kernel.name);
   std::atomic<std::uint64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
@@ -204,6 +206,7 @@ LaunchResult launch(const LaunchSpec& spec) {
       for (std::uint64_t i = next++; i < runs; i = next++) {
         ThreadgroupRun run(plan, *worker, selected[i], outputs[i]);
         run.run();
+        budget.account(i, outputs[i].traces);
       }
       worker_cache().release(std::move(worker));
     } catch (...) {

@@ -3,6 +3,7 @@
 //
 // Contract: launch() refuses a launch Metal would refuse (unknown kernel, missing argument,
 // over-limit threads or threadgroup memory) with marlin::InputError before running anything.
+// A launch whose traces would exceed options.max_trace_bytes stops with TraceLimitExceeded.
 // Kernel bugs found while running (out-of-bounds, races, divergence, ...) come back as
 // Diagnostics in the result, and as a KernelFault exception when
 // options.throw_on_diagnostic is set. Results, diagnostics and traces are identical at any
@@ -19,6 +20,7 @@
 #include "sim/runtime/diagnostics.h"
 #include "sim/runtime/lane_context.h"
 #include "sim/runtime/trace.h"
+#include "sim/runtime/trace_budget.h"
 
 namespace marlin::sim {
 
@@ -63,6 +65,9 @@ struct LaunchOptions {
   bool throw_on_diagnostic = true;       // throw KernelFault if any diagnostic was produced
   std::size_t fiber_stack_bytes = 64 * 1024;
   std::size_t max_diagnostics = 64;  // further ones are counted, not kept
+  // Host bytes the traces may take (0: no limit); a launch over it stops with
+  // TraceLimitExceeded, an InputError (trace_budget.h).
+  std::uint64_t max_trace_bytes = 0;
 };
 
 struct LaunchSpec {

@@ -44,6 +44,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"occupancy", "--threads", "128", "--sweep", "bananas"}, "--sweep"},
         BadInput{{"occupancy", "--threads", "128", "--step", "64"}, "--step only applies"},
         BadInput{{"bench", "--repeat", "0"}, "--repeat: expected a whole number"},
+        BadInput{{"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
+                  "--n", "1024", "--k", "256", "--max-trace-mb", "0"},
+                 "--max-trace-mb: expected a whole number"},
+        // 16 threadgroups of about 0.5 MB of traces each, against a limit of 1 MB.
+        BadInput{{"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
+                  "--n", "1024", "--k", "256", "--max-trace-mb", "1"},
+                 "over the trace limit of 1.0 MB; --sample simulates a slice"},
         BadInput{{"intensity"}, "--tile is required"},
         BadInput{{"intensity", "--tile", "64x64"}, "three dimensions"},
         BadInput{{"intensity", "--tile", "60x64x32"}, "multiple of 8"},

@@ -1,3 +1,4 @@
+#include "tools/cli/host_memory.h"
 #include "tools/cli/kernel_run.h"
 
 #include <fmt/format.h>
@@ -126,6 +127,8 @@ std::vector<timing::LaunchInput> timing_inputs(const std::vector<DispatchReport>
 sim::LaunchOptions engine_options(const KernelRunRequest& request) {
   sim::LaunchOptions options;
   options.host_threads = request.host_threads;
+  options.max_trace_bytes =
+      request.max_trace_bytes != 0 ? request.max_trace_bytes : default_trace_limit_bytes();
   return options;
 }
 

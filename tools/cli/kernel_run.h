@@ -30,6 +30,8 @@ struct KernelRunRequest {
   int sample_cores = 1;  // cores of the device the sampled run simulates
   // Caps the resident threadgroups per core the timing model admits (0: the occupancy rule's).
   int max_resident_threadgroups = 0;
+  // Bound on the engine's traces in bytes (0: default_trace_limit_bytes(), host_memory.h).
+  std::uint64_t max_trace_bytes = 0;
   std::string trace_path;                    // --trace: Chrome trace file; empty = none
   timing::ChromeTraceOptions trace_options;  // its bound and sampling
 };

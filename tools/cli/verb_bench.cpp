@@ -2,7 +2,6 @@
 // full-fidelity runs, instruction rate, sampled runs and the sampled selection sweep, each
 // printed beside its target and the ratio.
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,8 +9,10 @@
 #include <thread>
 
 #include "model/device/profile_loader.h"
+#include "sim/runtime/trace_budget.h"
 #include "tools/cli/args.h"
 #include "tools/cli/format.h"
+#include "tools/cli/host_memory.h"
 #include "tools/cli/kernel_run.h"
 #include "tools/cli/selection_guide.h"
 #include "tools/cli/table.h"
@@ -51,12 +52,6 @@ BenchRow make_row(std::string name, std::string unit, double target) {
   row.unit = std::move(unit);
   row.target = target;
   return row;
-}
-
-std::int64_t peak_rss_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
 }
 
 KernelRunRequest fused_request(std::int64_t m, std::int64_t n, std::int64_t k, bool sample,
@@ -147,12 +142,17 @@ std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, boo
   BenchRow memory = make_row("peak memory of the process", "B", 2e9);
   if (heavy) {
     note("full fidelity " + shape(4096, 4096, 4096));
-    big.measured = wall(run_kernel(device, fused_request(4096, 4096, 4096, false, threads)));
+    try {
+      big.measured = wall(run_kernel(device, fused_request(4096, 4096, 4096, false, threads)));
+    } catch (const sim::TraceLimitExceeded& error) {
+      progress << "bench: " << error.what() << '\n';
+      big.note = "stopped: its traces exceed the host's trace limit (docs/cli.md, run)";
+    }
   } else {
     big.note = "not run: needs --heavy";
   }
   memory.measured = static_cast<double>(peak_rss_bytes());
-  memory.note = heavy ? "includes the 4096^3 full run" : "without the 4096^3 full run";
+  memory.note = big.measured ? "includes the 4096^3 full run" : "without the 4096^3 full run";
 
   note("sampled " + shape(4096, 4096, 4096));
   const Repeated sampled =

@@ -7,6 +7,7 @@
 
 #include "model/common/input_error.h"
 #include "model/device/profile_loader.h"
+#include "sim/runtime/trace_budget.h"
 #include "tools/cli/args.h"
 #include "tools/cli/kernel_run.h"
 #include "tools/cli/plots.h"
@@ -26,6 +27,7 @@ struct RunFlags {
   std::string trace, trace_cores, trace_max_events, trace_every;
   std::string plot;
   std::string sample_cores;
+  std::string max_trace_mb;
   bool bias = false;
   bool check = false;
   bool sample = false;
@@ -68,6 +70,11 @@ KernelRunRequest make_request(const po::variables_map& vm, const RunFlags& flags
     if (!flags.sample) throw InputError("--sample-cores needs --sample");
     request.sample_cores =
         static_cast<int>(parse_integer("sample-cores", flags.sample_cores, 1, 1 << 16));
+  }
+  if (!flags.max_trace_mb.empty()) {
+    request.max_trace_bytes =
+        static_cast<std::uint64_t>(parse_integer("max-trace-mb", flags.max_trace_mb, 1, 1 << 30)) *
+        1'000'000;
   }
   request.trace_path = flags.trace;
   if (flags.trace.empty() && (vm.count("trace-cores") != 0 || vm.count("trace-max-events") != 0 ||
@@ -133,6 +140,9 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
       ("seed", po::value<std::string>(&flags.seed)->default_value("1"), "seed of the operands")
       ("host-threads", po::value<std::string>(&flags.host_threads)->default_value("1"),
        "host threads for the engine (results are identical at any count)")
+      ("max-trace-mb", po::value<std::string>(&flags.max_trace_mb),
+       "bound on the engine's traces in MB (default: 3/4 of the host's memory); a run over it "
+       "stops with an error")
       ("plot", po::value<std::string>(&flags.plot),
        "write stall_breakdown.svg to this directory")
       ("trace", po::value<std::string>(&flags.trace),
@@ -149,7 +159,7 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
   if (common.help) {
     print_help(streams.out,
                "marlin-sim run --kernel NAME [--tile MxNxK] --m M --n N --k K [--group-size G] "
-               "[--k-parallel P] [--check | --sample [--sample-cores C]] [--trace FILE "
+               "[--k-parallel P] [--check | --sample [--sample-cores C]] [--max-trace-mb MB] [--trace FILE "
                "[--trace-cores N] [--trace-max-events N] "
                "[--trace-every K]] [--device D] [--json]",
                "Runs one kernel on random operands of the given shape on the execution engine\n"
@@ -160,7 +170,15 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
   }
   const KernelRunRequest request = make_request(vm, flags);
   const model::DeviceSpec device = model::load_device(common.device);
-  const KernelRunReport report = run_kernel(device, request);
+  const KernelRunReport report = [&] {
+    try {
+      return run_kernel(device, request);
+    } catch (const sim::TraceLimitExceeded& error) {
+      throw InputError(fmt::format(
+          "{}; --sample simulates a slice of the threadgroups, --max-trace-mb raises the limit",
+          error.what()));
+    }
+  }();
   if (!flags.plot.empty()) plot_breakdown(report, flags.plot);
   if (common.json) {
     streams.out << run_report_json(device, report).dump(2) << '\n';
