@@ -6,6 +6,7 @@
 
 #include "model/device/profile_loader.h"
 #include "tests/tools/cli_runner.h"
+#include "tools/cli/kernel_run.h"
 #include "tools/cli/sampling.h"
 #include "tools/cli/selection_guide.h"
 
@@ -26,6 +27,29 @@ TEST(CliSample, RunReportsHowItSampled) {
   EXPECT_DOUBLE_EQ(s.at("work_fraction").get<double>(), (128.0 + 256.0) / 1024 * 2 / 64);
   EXPECT_LT(json.at("simulator").at("instructions").get<std::int64_t>(),
             json.at("simulator").at("predicted_instructions").get<std::int64_t>());
+}
+
+TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {
+  // At 4 GB/s of DRAM the decode launch is DRAM-bound, so the slice replays again with its
+  // distinct loaded bytes' share of the bandwidth. Its two threadgroups (of 64) load all of
+  // A's 16 rows and 128 of the 4096 weight columns with their scales: about 5% of the
+  // operand bytes, above its 2/64 of the threadgroups.
+  model::DeviceSpec device = model::load_device("m4max");
+  device.memory.dram_bandwidth_bytes_per_s = 4e9;
+  KernelRunRequest request;
+  request.kernel = "marlin_gemm_fused_fp4";
+  request.tile = analytic::Tile{64, 64, 32};
+  request.problem = {.m = 16, .n = 4096, .k = 2048};
+  request.sample = true;
+  const KernelRunReport report = run_kernel(device, request);
+  ASSERT_TRUE(report.sampling.has_value());
+  EXPECT_DOUBLE_EQ(report.sampling->share, 2.0 / 64);
+  EXPECT_GT(report.sampling->dram_share, 2.0 / 64);
+  EXPECT_LT(report.sampling->dram_share, 0.1);
+  // The same run on the device's own bandwidth is not DRAM-bound.
+  const KernelRunReport fast = run_kernel(model::load_device("m4max"), request);
+  ASSERT_TRUE(fast.sampling.has_value());
+  EXPECT_EQ(fast.sampling->dram_share, 1.0);
 }
 
 TEST(CliSample, RefusesWhatNeedsTheFullRun) {

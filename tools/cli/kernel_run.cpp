@@ -183,20 +183,28 @@ void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
 }
 
 // A sampled run's launches as the timing model takes them: each dispatch, renumbered to the
-// slice when sliced, with the slice's share of the main dispatch's threadgroups, its distinct
-// loaded bytes' share of the problem's operand bytes (A, weights, scales, zero points), and
-// those bytes at the sampled K.
+// slice when sliced, with the slice's share of the main dispatch's threadgroups, the
+// problem's operand bytes (A, weights, scales, zero points) at the sampled K, and, once
+// set_bytes_share() ran (only a DRAM-bound run needs it), the share of those bytes the
+// slice's main dispatch loads.
 struct SampledLaunches {
   std::vector<sim::LaunchTrace> traces;
   double share = 1;
   double bytes_share = 1;
   std::int64_t problem_bytes = 0;
+  int sliced_main = -1;  // index in `traces` of the sliced main dispatch, or -1
+
+  void set_bytes_share(int line_bytes) {
+    if (sliced_main < 0) return;
+    const auto own = static_cast<double>(
+        distinct_loaded_bytes(traces[static_cast<std::size_t>(sliced_main)], line_bytes));
+    bytes_share = std::clamp(own / static_cast<double>(problem_bytes), share, 1.0);
+  }
 };
 
 SampledLaunches prepare_launches(kernels::GemmRun& run, bool sliced,
                                  const sim::ThreadgroupSlice& slice, const kernels::GemmProblem& q,
-                                 const kernels::WeightFormat& format,
-                                 const model::DeviceSpec& device) {
+                                 const kernels::WeightFormat& format) {
   SampledLaunches out;
   const analytic::ProblemIntensity whole =
       analytic::problem_intensity({q.m, q.n, q.k}, analytic_weight_spec(format));
@@ -205,9 +213,7 @@ SampledLaunches prepare_launches(kernels::GemmRun& run, bool sliced,
     if (sliced && is_main_dispatch(d.kernel)) {
       out.share = static_cast<double>(threadgroups_in_slice(slice, d.threadgroups)) /
                   static_cast<double>(d.threadgroups.volume());
-      const auto own =
-          static_cast<double>(distinct_loaded_bytes(d.result.trace, device.memory.l1.line_bytes));
-      out.bytes_share = std::clamp(own / static_cast<double>(out.problem_bytes), out.share, 1.0);
+      out.sliced_main = static_cast<int>(out.traces.size());
     }
     out.traces.push_back(sliced ? compact_slice(std::move(d.result.trace))
                                 : std::move(d.result.trace));
@@ -277,7 +283,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     if (i == 0) report.dispatches = dispatches;
 
     auto& job = *(pending[i] = std::make_unique<PendingTiming>());
-    job.launches = prepare_launches(run, sliced, plan.slice, q, format, device);
+    job.launches = prepare_launches(run, sliced, plan.slice, q, format);
     work += job.launches.share * static_cast<double>(k);
     std::vector<const sim::LaunchTrace*> traces;
     for (const sim::LaunchTrace& trace : job.launches.traces) traces.push_back(&trace);
@@ -293,6 +299,9 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   const bool saturated =
       sliced && saturates_dram(last.problem_bytes, runs.back().total_cycles, device);
   if (saturated) {
+    for (const std::unique_ptr<PendingTiming>& job : pending) {
+      job->launches.set_bytes_share(device.memory.l1.line_bytes);
+    }
     runs = replay_all(pending, [&](const PendingTiming& job) { return device_for(job, true); });
   }
   std::int64_t simulated = 0;
