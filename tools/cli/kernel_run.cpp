@@ -1,4 +1,3 @@
-#include "tools/cli/host_memory.h"
 #include "tools/cli/kernel_run.h"
 
 #include <fmt/format.h>
@@ -14,6 +13,7 @@
 #include "kernels/host/test_inputs.h"
 #include "model/common/input_error.h"
 #include "model/timing/gpu_timing_model.h"
+#include "tools/cli/host_memory.h"
 
 namespace marlin::cli {
 namespace {
