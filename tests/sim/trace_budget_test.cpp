@@ -26,7 +26,8 @@ std::vector<SimdgroupTrace> threadgroup(int simdgroups, std::size_t ops, std::si
 
 // Its size by hand: TraceOp is 16 bytes, MemAccess 8.
 std::uint64_t bytes_of(int simdgroups, std::size_t ops, std::size_t accesses) {
-  return static_cast<std::uint64_t>(simdgroups) * (sizeof(SimdgroupTrace) + 16 * ops + 8 * accesses);
+  return static_cast<std::uint64_t>(simdgroups) *
+         (sizeof(SimdgroupTrace) + 16 * ops + 8 * accesses);
 }
 
 TEST(TraceBudgetTest, CountsTheOpsAndAccessesOfEveryTrace) {

@@ -2,7 +2,6 @@
 #include "tools/cli/host_memory.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 namespace marlin::cli {

@@ -159,9 +159,9 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
   if (common.help) {
     print_help(streams.out,
                "marlin-sim run --kernel NAME [--tile MxNxK] --m M --n N --k K [--group-size G] "
-               "[--k-parallel P] [--check | --sample [--sample-cores C]] [--max-trace-mb MB] [--trace FILE "
-               "[--trace-cores N] [--trace-max-events N] "
-               "[--trace-every K]] [--device D] [--json]",
+               "[--k-parallel P] [--check | --sample [--sample-cores C]] [--max-trace-mb MB] "
+               "[--trace FILE [--trace-cores N] [--trace-max-events N] [--trace-every K]] "
+               "[--device D] [--json]",
                "Runs one kernel on random operands of the given shape on the execution engine\n"
                "and replays it on the device's timing model: predicted time, occupancy, waves,\n"
                "roofline, the stall breakdown; with --check, the error against the reference.",
