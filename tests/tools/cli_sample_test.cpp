@@ -2,6 +2,8 @@
 // `model --timing`, `validate --simulate`'s selection guide and `bench`.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "model/device/profile_loader.h"
@@ -27,13 +29,15 @@ TEST(CliSample, RunReportsHowItSampled) {
   EXPECT_DOUBLE_EQ(s.at("work_fraction").get<double>(), (128.0 + 256.0) / 1024 * 2 / 64);
   EXPECT_LT(json.at("simulator").at("instructions").get<std::int64_t>(),
             json.at("simulator").at("predicted_instructions").get<std::int64_t>());
+  // m4max's bandwidth is far from saturated: the slice keeps all of it.
+  EXPECT_EQ(s.at("dram_share").get<double>(), 1.0);
 }
 
 TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {
   // At 4 GB/s of DRAM the decode launch is DRAM-bound, so the slice replays again with its
   // distinct loaded bytes' share of the bandwidth. Its two threadgroups (of 64) load all of
-  // A's 16 rows and 128 of the 4096 weight columns with their scales: about 5% of the
-  // operand bytes, above its 2/64 of the threadgroups.
+  // A (16 x K halves: 32 K bytes), 128 of the 4096 weight columns (4 bits each: 64 K) and
+  // their scales (one half per 128 rows: 2 K), against the problem's 32 K + 2048 K + 64 K.
   model::DeviceSpec device = model::load_device("m4max");
   device.memory.dram_bandwidth_bytes_per_s = 4e9;
   KernelRunRequest request;
@@ -44,12 +48,39 @@ TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {
   const KernelRunReport report = run_kernel(device, request);
   ASSERT_TRUE(report.sampling.has_value());
   EXPECT_DOUBLE_EQ(report.sampling->share, 2.0 / 64);
-  EXPECT_GT(report.sampling->dram_share, 2.0 / 64);
-  EXPECT_LT(report.sampling->dram_share, 0.1);
+  EXPECT_NEAR(report.sampling->dram_share, 98.0 / 2144.0, 1e-12);
   // The same run on the device's own bandwidth is not DRAM-bound.
   const KernelRunReport fast = run_kernel(model::load_device("m4max"), request);
   ASSERT_TRUE(fast.sampling.has_value());
   EXPECT_EQ(fast.sampling->dram_share, 1.0);
+}
+
+TEST(CliSample, ReportsADramBoundReplay) {
+  // A profile inheriting m4max with 4 GB/s of DRAM, beside a copy of its parent.
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "marlin-dram-bound-profile";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::filesystem::path(MARLIN_SOURCE_DIR) / "profiles/m4max.json",
+                             dir / "m4max.json", std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "m4max-slow.json")
+      << R"({"name": "m4max-slow", "description": "m4max at 4 GB/s", "inherits": "m4max",
+           "memory": {"dram_bandwidth": {"value": "4 GB/s", "kind": "estimate",
+                                         "source": "test"}}})";
+  const std::string profile = (dir / "m4max-slow.json").string();
+  const std::vector<std::string> args = {"run",      "--kernel", "marlin_gemm_fused_fp4",
+                                         "--tile",   "64x64x32", "--m",
+                                         "16",       "--n",      "4096",
+                                         "--k",      "2048",     "--sample",
+                                         "--device", profile};
+  const CliResult text = run_cli(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  // The share of the test above: 98 K of the problem's 2144 K bytes.
+  EXPECT_NEAR(run_json(json_args).at("sampling").at("dram_share").get<double>(), 98.0 / 2144.0,
+              1e-12);
+  EXPECT_NE(text.out.find("DRAM-bound: replayed with 4.57% of the DRAM bandwidth"),
+            std::string::npos);
 }
 
 TEST(CliSample, RefusesWhatNeedsTheFullRun) {
