@@ -185,8 +185,9 @@ class LaunchReplay {
   void remove_live(int core, int local);
   // Whether `g` may take the threadgroup-memory grant: live, not held at a barrier, its next
   // op on the threadgroup-memory pipe. Each scheduler counts its simdgroups that may
-  // (tgm_candidates_), so the grant skips schedulers without one; every change of live,
-  // blocked or pipe is followed by recount_tgm() with the value before it.
+  // (tgm_candidates_), so the grant skips schedulers without one; every change of live or
+  // blocked is followed by recount_tgm() with the value before it, and prepare_next(), where
+  // the simdgroup is live and unblocked, counts a change of pipe itself.
   static bool tgm_candidate(const SimdgroupSlot& g) {
     return g.live && !g.blocked && g.pipe == Pipe::kThreadgroupMemory;
   }

@@ -93,6 +93,8 @@ int LaunchReplay::grant_threadgroup_memory(int core, Cycles t) {
     if (tgm_candidates_[static_cast<std::size_t>(core * schedulers_ + k)] == 0) continue;
     for (const int local : live_by_age(core, k)) {
       const SimdgroupSlot& g = sg(core, local);
+      // tgm_candidate() without its `live` test, which live_by_age() makes true: calling it
+      // costs 1.4% of the replay's host instructions (fused 16x512x1024).
       if (!g.blocked && g.pipe == Pipe::kThreadgroupMemory && g.ready_at <= t) return k;
     }
   }
