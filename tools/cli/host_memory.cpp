@@ -40,15 +40,19 @@ std::uint64_t parse_cgroup_memory_limit(std::string_view text) {
 }
 
 std::uint64_t host_memory_bytes() {
-  std::uint64_t bytes = physical_memory_bytes();
-  for (const char* path : kCgroupLimitFiles) {
-    std::ifstream file(path);
-    if (!file) continue;
-    const std::string text((std::istreambuf_iterator<char>(file)),
-                           std::istreambuf_iterator<char>());
-    const std::uint64_t limit = parse_cgroup_memory_limit(text);
-    if (limit > 0 && (bytes == 0 || limit < bytes)) bytes = limit;
-  }
+  // Read once: every run of a sweep asks for the default trace limit.
+  static const std::uint64_t bytes = [] {
+    std::uint64_t smallest = physical_memory_bytes();
+    for (const char* path : kCgroupLimitFiles) {
+      std::ifstream file(path);
+      if (!file) continue;
+      const std::string text((std::istreambuf_iterator<char>(file)),
+                             std::istreambuf_iterator<char>());
+      const std::uint64_t limit = parse_cgroup_memory_limit(text);
+      if (limit > 0 && (smallest == 0 || limit < smallest)) smallest = limit;
+    }
+    return smallest;
+  }();
   return bytes;
 }
 

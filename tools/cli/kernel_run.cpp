@@ -7,6 +7,7 @@
 #include <fstream>
 #include <future>
 #include <memory>
+#include <utility>
 
 #include "kernels/host/quantize.h"
 #include "kernels/host/reference_gemm.h"
@@ -227,15 +228,20 @@ struct PendingTiming {
   std::vector<timing::LaunchInput> inputs;
 };
 
+// Replays `job` on `device` on a thread of its own; `job` must outlive the future.
+std::future<timing::TimingResult> replay_async(const PendingTiming& job, model::DeviceSpec device) {
+  return std::async(std::launch::async, [&job, device = std::move(device)] {
+    return timing::GpuTimingModel(device).run(job.inputs, nullptr);
+  });
+}
+
 // Replays every pending run on the device `device_for` gives it, each on its own thread.
 template <class DeviceFor>
 std::vector<timing::TimingResult> replay_all(
     const std::vector<std::unique_ptr<PendingTiming>>& pending, DeviceFor device_for) {
   std::vector<std::future<timing::TimingResult>> timed;
   for (const std::unique_ptr<PendingTiming>& job : pending) {
-    timed.push_back(std::async(std::launch::async, [&job, device = device_for(*job)] {
-      return timing::GpuTimingModel(device).run(job->inputs, nullptr);
-    }));
+    timed.push_back(replay_async(*job, device_for(*job)));
   }
   std::vector<timing::TimingResult> runs;
   for (std::future<timing::TimingResult>& result : timed) runs.push_back(result.get());
@@ -289,9 +295,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     for (const sim::LaunchTrace& trace : job.launches.traces) traces.push_back(&trace);
     job.inputs =
         timing_inputs(dispatches, traces, report.useful_flops, request.max_resident_threadgroups);
-    timed[i] = std::async(std::launch::async, [&job, slice = device_for(job, false)] {
-      return timing::GpuTimingModel(slice).run(job.inputs, nullptr);
-    });
+    timed[i] = replay_async(job, device_for(job, false));
   }
   std::vector<timing::TimingResult> runs;
   for (std::future<timing::TimingResult>& result : timed) runs.push_back(result.get());
