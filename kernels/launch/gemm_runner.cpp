@@ -138,6 +138,10 @@ std::int64_t striped_work_units(const GemmKernel& kernel, const GemmProblem& pro
          problem.k_parallel;
 }
 
+int gemm_dispatch_count(const GemmKernel& kernel, const GemmProblem& problem) {
+  return kernel.family == GemmFamily::kMarlinFp4Striped && problem.k_parallel > 1 ? 3 : 1;
+}
+
 GemmRun run_gemm(const GemmKernel& kernel, const GemmProblem& problem, const GemmOperands& operands,
                  const sim::DeviceLimits& limits, const sim::LaunchOptions& options) {
   check_problem(kernel, problem, operands);

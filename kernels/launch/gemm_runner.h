@@ -54,6 +54,10 @@ struct GemmRun {
 // Work units of the striped kernel: ceil(M/TM) * ceil(N/TN) * k_parallel.
 std::int64_t striped_work_units(const GemmKernel& kernel, const GemmProblem& problem);
 
+// Dispatches run_gemm() makes for the problem: 3 for the striped kernel with K slices (zero
+// the workspace, the GEMM, reduce the slices), 1 otherwise.
+int gemm_dispatch_count(const GemmKernel& kernel, const GemmProblem& problem);
+
 GemmRun run_gemm(const GemmKernel& kernel, const GemmProblem& problem, const GemmOperands& operands,
                  const sim::DeviceLimits& limits, const sim::LaunchOptions& options);
 

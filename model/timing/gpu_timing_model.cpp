@@ -13,6 +13,7 @@
 #include "model/timing/memory_hierarchy.h"
 #include "model/timing/op_costs.h"
 #include "model/timing/threadgroup_memory_banks.h"
+#include "model/timing/trace_stream.h"
 
 namespace marlin::timing {
 namespace {
@@ -58,6 +59,18 @@ GpuTimingModel::GpuTimingModel(const model::DeviceSpec& device, TimingOptions op
 
 TimingResult GpuTimingModel::run(std::span<const LaunchInput> launches,
                                  TimingEventSink* sink) const {
+  try {
+    return replay(launches, sink);
+  } catch (...) {
+    for (const LaunchInput& input : launches) {
+      if (input.stream != nullptr) input.stream->abort();
+    }
+    throw;
+  }
+}
+
+TimingResult GpuTimingModel::replay(std::span<const LaunchInput> launches,
+                                    TimingEventSink* sink) const {
   const model::GpuSpec& gpu = device_.gpu;
   const OpCosts costs(device_.pipes);
   MemoryHierarchy memory(device_.memory, gpu);
@@ -92,8 +105,9 @@ TimingResult GpuTimingModel::run(std::span<const LaunchInput> launches,
   Cycles now(0);
   for (std::size_t i = 0; i < launches.size(); ++i) {
     const LaunchInput& input = launches[i];
-    if (input.trace == nullptr) {
-      throw InputError("launch " + std::to_string(i) + ": no trace given");
+    if ((input.trace == nullptr) == (input.stream == nullptr)) {
+      throw InputError("launch " + std::to_string(i) +
+                       ": needs exactly one of a trace and a trace stream");
     }
     const Cycles overhead =
         dispatch_overhead + (input.new_command_buffer ? command_buffer_overhead : Cycles(0));

@@ -2,9 +2,9 @@
 // engine's per-simdgroup traces of one launch, or of a sequence of dependent launches run back
 // to back, and reports cycles, occupancy, the stall breakdown, unit utilizations and hit rates.
 //
-// Contract: run() takes launches whose traces outlive the call and returns plain results
-// (timing_run.h); nothing is printed. Each run starts from a cold device (empty caches, idle
-// channels); launches within a run share the device, so later launches see the caches the
+// Contract: run() takes launches whose traces (or streams) outlive the call and returns plain
+// results (timing_run.h); nothing is printed. Each run starts from a cold device (empty caches,
+// idle channels); launches within a run share the device, so later launches see the caches the
 // earlier ones left. Bad input (invalid profile numbers, inconsistent traces, zero residency)
 // throws InputError. The same inputs always give the same results, bit for bit.
 // See docs/timing-model.md.
@@ -24,7 +24,9 @@ class GpuTimingModel {
   explicit GpuTimingModel(const model::DeviceSpec& device, TimingOptions options = {});
 
   // Replays `launches` in order. `sink`, when given, receives threadgroup lifetimes, stall-state
-  // intervals and counters (timing_event_sink.h).
+  // intervals and counters (timing_event_sink.h). A launch may come as a trace stream
+  // (LaunchInput::stream); when run() fails it aborts every stream of `launches`, so that an
+  // engine feeding one stops too.
   [[nodiscard]] TimingResult run(std::span<const LaunchInput> launches,
                                  TimingEventSink* sink = nullptr) const;
 
@@ -34,6 +36,8 @@ class GpuTimingModel {
   }
 
  private:
+  TimingResult replay(std::span<const LaunchInput> launches, TimingEventSink* sink) const;
+
   model::DeviceSpec device_;
   TimingOptions options_;
 };

@@ -13,8 +13,21 @@ namespace {
 
 constexpr Cycles kNever(std::numeric_limits<std::int64_t>::max() / 4);
 
-std::string where(const sim::LaunchTrace& trace) {
-  return "trace of kernel '" + trace.kernel + "'";
+std::string where(const sim::LaunchHeader& header) {
+  return "trace of kernel '" + header.kernel + "'";
+}
+
+std::string trace_name(const sim::LaunchHeader& header, const sim::SimdgroupTrace& sg) {
+  return where(header) + ": threadgroup (" + std::to_string(sg.threadgroup[0]) + "," +
+         std::to_string(sg.threadgroup[1]) + "," + std::to_string(sg.threadgroup[2]) +
+         ") simdgroup " + std::to_string(sg.simdgroup);
+}
+
+// A streamed launch's header (waiting for it), or the whole trace's.
+sim::LaunchHeader header_of(const LaunchInput& input) {
+  if (input.stream != nullptr) return input.stream->header();
+  const sim::LaunchTrace& t = *input.trace;
+  return {t.kernel, t.threadgroups_per_grid, t.threads_per_threadgroup, t.threadgroup_memory_bytes};
 }
 
 std::uint64_t product(const std::array<std::uint32_t, 3>& v) {
@@ -26,7 +39,9 @@ std::uint64_t product(const std::array<std::uint32_t, 3>& v) {
 LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input, int launch_index,
                            Cycles begin, Cycles overhead)
     : device_(device),
-      trace_(*input.trace),
+      trace_(input.stream != nullptr ? nullptr : input.trace),
+      stream_(input.stream),
+      header_(header_of(input)),
       launch_index_(launch_index),
       begin_(begin),
       exec_begin_(begin + overhead),
@@ -39,16 +54,16 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
       woken_(kNever),
       last_end_(begin + overhead) {
   if (resident_ < 1) {
-    throw InputError(where(trace_) + ": resident_threadgroups_per_core must be at least 1 (got " +
+    throw InputError(where(header_) + ": resident_threadgroups_per_core must be at least 1 (got " +
                      std::to_string(resident_) + ")");
   }
-  const std::uint64_t threadgroups = product(trace_.threadgroups_per_grid);
-  const std::uint64_t threads = product(trace_.threads_per_threadgroup);
+  const std::uint64_t threadgroups = product(header_.threadgroups_per_grid);
+  const std::uint64_t threads = product(header_.threads_per_threadgroup);
   if (threadgroups > std::numeric_limits<std::uint32_t>::max()) {
-    throw InputError(where(trace_) + ": more than 2^32-1 threadgroups in the grid");
+    throw InputError(where(header_) + ": more than 2^32-1 threadgroups in the grid");
   }
   if (threadgroups > 0 && (threads == 0 || threads > 65536)) {
-    throw InputError(where(trace_) +
+    throw InputError(where(header_) +
                      ": threads_per_threadgroup must hold 1 to 65536 threads (got " +
                      std::to_string(threads) + ")");
   }
@@ -56,7 +71,7 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
   total_threadgroups_ = static_cast<std::uint32_t>(threadgroups);
   sgs_per_tg_ = static_cast<int>((threads + width - 1) / width);
   slots_per_core_ = resident_ * sgs_per_tg_;
-  result_.kernel = trace_.kernel;
+  result_.kernel = header_.kernel;
   result_.begin = begin;
   result_.overhead = overhead;
   result_.threadgroups = threadgroups;
@@ -93,51 +108,41 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
 }
 
 void LaunchReplay::index_traces() {
-  const auto& grid = trace_.threadgroups_per_grid;
+  binding_.resize(static_cast<std::size_t>(sgs_per_tg_));
+  const auto slots = static_cast<std::size_t>(cores_ * slots_per_core_);
+  if (stream_ != nullptr) {
+    // Unseen threadgroups are unknown: the ring is as long as any trace may use it, and a
+    // newly dispatched simdgroup may compete for the threadgroup-memory pipe at once (which
+    // only bounds issue-ahead more tightly; the results are the same).
+    recent_mask_ = kMaxRecentOps - 1;
+    first_op_threadgroup_memory_ = true;
+    recent_done_.assign(slots * kMaxRecentOps, Cycles(0));
+    held_.resize(static_cast<std::size_t>(cores_ * resident_));
+    held_done_.resize(held_.size());
+    return;
+  }
+  const auto& grid = header_.threadgroups_per_grid;
   trace_of_.assign(static_cast<std::size_t>(total_threadgroups_) * sgs_per_tg_, -1);
   // Completion cycles: a ring of the newest ops per simdgroup slot, for the traces whose deps
   // reach back at most kMaxRecentOps ops (counting the op itself); a trace whose deps reach
   // further gets an array of its own.
-  done_offset_.assign(trace_.simdgroups.size(), kInRing);
+  done_offset_.assign(trace_->simdgroups.size(), kInRing);
   std::size_t own_ops = 0;
   std::uint32_t ring_reach = 1;
-  for (std::size_t i = 0; i < trace_.simdgroups.size(); ++i) {
-    const sim::SimdgroupTrace& sg = trace_.simdgroups[i];
-    const auto name = [&] {  // built only for an error message
-      return where(trace_) + ": threadgroup (" + std::to_string(sg.threadgroup[0]) + "," +
-             std::to_string(sg.threadgroup[1]) + "," + std::to_string(sg.threadgroup[2]) +
-             ") simdgroup " + std::to_string(sg.simdgroup);
-    };
+  for (std::size_t i = 0; i < trace_->simdgroups.size(); ++i) {
+    const sim::SimdgroupTrace& sg = trace_->simdgroups[i];
     if (sg.threadgroup[0] >= grid[0] || sg.threadgroup[1] >= grid[1] ||
         sg.threadgroup[2] >= grid[2] || sg.simdgroup >= static_cast<std::uint32_t>(sgs_per_tg_)) {
-      throw InputError(name() + ": outside the grid or the threadgroup");
+      throw InputError(trace_name(header_, sg) + ": outside the grid or the threadgroup");
     }
     const std::uint64_t linear =
         sg.threadgroup[0] +
         static_cast<std::uint64_t>(grid[0]) *
             (sg.threadgroup[1] + static_cast<std::uint64_t>(grid[1]) * sg.threadgroup[2]);
     std::int32_t& slot = trace_of_[linear * static_cast<std::uint64_t>(sgs_per_tg_) + sg.simdgroup];
-    if (slot >= 0) throw InputError(name() + ": appears twice");
+    if (slot >= 0) throw InputError(trace_name(header_, sg) + ": appears twice");
     slot = static_cast<std::int32_t>(i);
-    std::size_t reach = 1;  // ops back the deps reach, plus one
-    for (std::size_t k = 0; k < sg.ops.size(); ++k) {
-      const sim::TraceOp& op = sg.ops[k];
-      const auto at = [&] { return name() + " op " + std::to_string(k); };
-      if (op.dep >= static_cast<std::int64_t>(k)) {
-        throw InputError(at() + ": dep " + std::to_string(op.dep) + " is not an earlier op");
-      }
-      if (op.dep >= 0) reach = std::max(reach, k - static_cast<std::size_t>(op.dep) + 1);
-      if (op.op == sim::OpClass::kAlu && op.kind >= sim::kAluKindCount) {
-        throw InputError(at() + ": ALU kind " + std::to_string(op.kind) + " is unknown");
-      }
-      if (op.op == sim::OpClass::kAlu && !sim::chain_fits_run(op)) {
-        throw InputError(at() + ": ALU chain " + std::to_string(op.chain) +
-                         " is longer than its run of " + std::to_string(op.count));
-      }
-      if (sim::has_accesses(op.op) && !sim::accesses_in_range(sg.accesses, op)) {
-        throw InputError(at() + ": accesses beyond the simdgroup's access list");
-      }
-    }
+    const std::size_t reach = check_trace(sg);
     if (!sg.ops.empty() && pipe_of(sg.ops.front()) == Pipe::kThreadgroupMemory) {
       first_op_threadgroup_memory_ = true;
     }
@@ -150,8 +155,99 @@ void LaunchReplay::index_traces() {
   }
   done_.assign(own_ops, Cycles(0));
   recent_mask_ = std::bit_ceil(ring_reach) - 1;
-  recent_done_.assign(static_cast<std::size_t>(cores_ * slots_per_core_) * (recent_mask_ + 1),
-                      Cycles(0));
+  recent_done_.assign(slots * (recent_mask_ + 1), Cycles(0));
+}
+
+std::size_t LaunchReplay::check_trace(const sim::SimdgroupTrace& sg) const {
+  std::size_t reach = 1;  // ops back the deps reach, plus one
+  for (std::size_t k = 0; k < sg.ops.size(); ++k) {
+    const sim::TraceOp& op = sg.ops[k];
+    const auto at = [&] { return trace_name(header_, sg) + " op " + std::to_string(k); };
+    if (op.dep >= static_cast<std::int64_t>(k)) {
+      throw InputError(at() + ": dep " + std::to_string(op.dep) + " is not an earlier op");
+    }
+    if (op.dep >= 0) reach = std::max(reach, k - static_cast<std::size_t>(op.dep) + 1);
+    if (op.op == sim::OpClass::kAlu && op.kind >= sim::kAluKindCount) {
+      throw InputError(at() + ": ALU kind " + std::to_string(op.kind) + " is unknown");
+    }
+    if (op.op == sim::OpClass::kAlu && !sim::chain_fits_run(op)) {
+      throw InputError(at() + ": ALU chain " + std::to_string(op.chain) +
+                       " is longer than its run of " + std::to_string(op.count));
+    }
+    if (sim::has_accesses(op.op) && !sim::accesses_in_range(sg.accesses, op)) {
+      throw InputError(at() + ": accesses beyond the simdgroup's access list");
+    }
+  }
+  return reach;
+}
+
+void LaunchReplay::bind_traces(int core, int slot, std::uint32_t index) {
+  std::fill(binding_.begin(), binding_.end(), TraceBinding{});
+  if (stream_ != nullptr) {
+    bind_streamed(core, slot, index);
+    return;
+  }
+  for (int i = 0; i < sgs_per_tg_; ++i) {
+    const std::int32_t trace_index =
+        trace_of_[static_cast<std::size_t>(index) * static_cast<std::size_t>(sgs_per_tg_) +
+                  static_cast<std::size_t>(i)];
+    if (trace_index < 0) continue;
+    const sim::SimdgroupTrace& trace = trace_->simdgroups[static_cast<std::size_t>(trace_index)];
+    TraceBinding& b = binding_[static_cast<std::size_t>(i)];
+    b = {.bound = true,
+         .ops = trace.ops.data(),
+         .accesses = trace.accesses.data(),
+         .op_count = static_cast<std::uint32_t>(trace.ops.size())};
+    const std::size_t own = done_offset_[static_cast<std::size_t>(trace_index)];
+    if (own == kInRing) {
+      b.done = ring_of(core, slot * sgs_per_tg_ + i);
+      b.done_mask = recent_mask_;
+    } else {
+      b.done = done_.data() + own;
+      b.done_mask = ~std::uint32_t{0};
+    }
+  }
+}
+
+void LaunchReplay::bind_streamed(int core, int slot, std::uint32_t index) {
+  const auto at = static_cast<std::size_t>(core * resident_ + slot);
+  std::vector<sim::SimdgroupTrace>& held = held_[at];
+  held = stream_->take(index);
+  const auto& grid = header_.threadgroups_per_grid;
+  const std::array<std::uint32_t, 3> position{index % grid[0], (index / grid[0]) % grid[1],
+                                              index / (grid[0] * grid[1])};
+  std::vector<std::size_t> reach(held.size());
+  std::size_t own_ops = 0;
+  for (std::size_t k = 0; k < held.size(); ++k) {
+    const sim::SimdgroupTrace& sg = held[k];
+    if (sg.threadgroup != position || sg.simdgroup >= static_cast<std::uint32_t>(sgs_per_tg_)) {
+      throw InputError(trace_name(header_, sg) + ": streamed as threadgroup " +
+                       std::to_string(index) + " or outside its threadgroup");
+    }
+    TraceBinding& b = binding_[sg.simdgroup];
+    if (b.bound) throw InputError(trace_name(header_, sg) + ": appears twice");
+    b.bound = true;
+    reach[k] = check_trace(sg);
+    if (reach[k] > kMaxRecentOps) own_ops += sg.ops.size();
+  }
+  std::vector<Cycles>& own = held_done_[at];
+  own.assign(own_ops, Cycles(0));
+  own_ops = 0;
+  for (std::size_t k = 0; k < held.size(); ++k) {
+    const sim::SimdgroupTrace& sg = held[k];
+    TraceBinding& b = binding_[sg.simdgroup];
+    b.ops = sg.ops.data();
+    b.accesses = sg.accesses.data();
+    b.op_count = static_cast<std::uint32_t>(sg.ops.size());
+    if (reach[k] > kMaxRecentOps) {
+      b.done = own.data() + own_ops;
+      b.done_mask = ~std::uint32_t{0};
+      own_ops += sg.ops.size();
+    } else {
+      b.done = ring_of(core, slot * sgs_per_tg_ + static_cast<int>(sg.simdgroup));
+      b.done_mask = recent_mask_;
+    }
+  }
 }
 
 LaunchResult LaunchReplay::run() {
@@ -218,7 +314,7 @@ LaunchResult LaunchReplay::run() {
       exec > 0 ? static_cast<double>(resident_sg_cycles_) / static_cast<double>(cores_ * exec)
                : 0.0;
   if (device_.sink != nullptr) {
-    device_.sink->on_launch(launch_index_, trace_.kernel, begin_, end);
+    device_.sink->on_launch(launch_index_, header_.kernel, begin_, end);
   }
   return result_;
 }
@@ -273,29 +369,18 @@ void LaunchReplay::start_threadgroup(int core, int slot, Cycles t) {
     device_.sink->on_counter(TimingCounter::kResidentSimdgroups, core, t,
                              resident_sgs_[static_cast<std::size_t>(core)]);
   }
+  bind_traces(core, slot, index);
   for (int i = 0; i < sgs_per_tg_; ++i) {
     const int local = slot * sgs_per_tg_ + i;
     SimdgroupSlot& s = sg(core, local);
     const bool was_candidate = tgm_candidate(s);
     s = SimdgroupSlot{};
-    const std::int32_t trace_index =
-        trace_of_[static_cast<std::size_t>(index) * static_cast<std::size_t>(sgs_per_tg_) +
-                  static_cast<std::size_t>(i)];
-    if (trace_index >= 0) {
-      const sim::SimdgroupTrace& trace = trace_.simdgroups[static_cast<std::size_t>(trace_index)];
-      s.ops = trace.ops.data();
-      s.accesses = trace.accesses.data();
-      s.op_count = static_cast<std::uint32_t>(trace.ops.size());
-      const std::size_t own = done_offset_[static_cast<std::size_t>(trace_index)];
-      if (own == kInRing) {
-        s.done = recent_done_.data() +
-                 static_cast<std::size_t>(core * slots_per_core_ + local) * (recent_mask_ + 1);
-        s.done_mask = recent_mask_;
-      } else {
-        s.done = done_.data() + own;
-        s.done_mask = ~std::uint32_t{0};
-      }
-    }
+    const TraceBinding& b = binding_[static_cast<std::size_t>(i)];
+    s.ops = b.ops;
+    s.accesses = b.accesses;
+    s.op_count = b.op_count;
+    s.done = b.done;
+    s.done_mask = b.done_mask;
     s.live = true;
     recount_tgm(core, local, was_candidate);
     s.age = next_age_++;
@@ -321,6 +406,10 @@ void LaunchReplay::end_threadgroup(int core, int slot) {
   last_end_ = std::max(last_end_, group.end);
   group.busy = false;
   group.empty_since = group.end;
+  if (stream_ != nullptr) {  // its traces are no longer read
+    held_[static_cast<std::size_t>(core * resident_ + slot)] = {};
+    held_done_[static_cast<std::size_t>(core * resident_ + slot)] = {};
+  }
   ++free_slots_[static_cast<std::size_t>(core)];
   --active_threadgroups_;
   resident_sgs_[static_cast<std::size_t>(core)] -= sgs_per_tg_;

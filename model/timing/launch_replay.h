@@ -31,6 +31,7 @@
 #include "model/timing/threadgroup_memory_banks.h"
 #include "model/timing/timing_event_sink.h"
 #include "model/timing/timing_run.h"
+#include "model/timing/trace_stream.h"
 
 namespace marlin::timing {
 
@@ -53,7 +54,9 @@ class LaunchReplay {
  public:
   // Validates the launch (InputError naming the kernel and the bad field) and prepares the
   // per-launch state. `begin` is the launch's first cycle; threadgroups start at
-  // begin + overhead.
+  // begin + overhead. A streamed launch (LaunchInput::stream) waits here for its header; its
+  // threadgroups' traces are taken and checked as they are dispatched, and dropped when they
+  // end. Both ways give the same results.
   LaunchReplay(const ReplayDevice& device, const LaunchInput& input, int launch_index, Cycles begin,
                Cycles overhead);
 
@@ -126,6 +129,28 @@ class LaunchReplay {
 
   // Setup.
   void index_traces();
+  // Checks one simdgroup's trace (InputError naming it and the bad op) and returns how many
+  // ops back its deps reach, plus one.
+  std::size_t check_trace(const sim::SimdgroupTrace& sg) const;
+  // Where one simdgroup of a threadgroup being dispatched finds its trace and completion
+  // cycles (SimdgroupSlot's fields of the same names).
+  struct TraceBinding {
+    bool bound = false;
+    const sim::TraceOp* ops = nullptr;
+    const sim::MemAccess* accesses = nullptr;
+    std::uint32_t op_count = 0;
+    Cycles* done = nullptr;
+    std::uint32_t done_mask = 0;
+  };
+  // Fills binding_ for threadgroup `index` dispatched to slot `slot` of `core` (a streamed
+  // launch takes and checks its traces here).
+  void bind_traces(int core, int slot, std::uint32_t index);
+  void bind_streamed(int core, int slot, std::uint32_t index);
+  // The ring of simdgroup slot `local` of `core`.
+  Cycles* ring_of(int core, int local) {
+    return recent_done_.data() +
+           static_cast<std::size_t>(core * slots_per_core_ + local) * (recent_mask_ + 1);
+  }
   // Dispatcher.
   void dispatch(Cycles t);
   void start_threadgroup(int core, int slot, Cycles t);
@@ -255,7 +280,9 @@ class LaunchReplay {
   }
 
   const ReplayDevice& device_;
-  const sim::LaunchTrace& trace_;
+  const sim::LaunchTrace* trace_;  // the whole launch's traces, or null when streamed
+  TraceStream* stream_;            // or the stream they arrive on
+  sim::LaunchHeader header_;
   LaunchResult result_;
   int launch_index_;
   Cycles begin_;
@@ -285,6 +312,11 @@ class LaunchReplay {
   std::vector<Cycles> done_;              // traces whose deps reach further than the ring
   std::uint32_t recent_mask_ = 0;         // ring size - 1 (a power of two)
   std::vector<Cycles> recent_done_;       // per simdgroup slot: its ring
+  // Streamed launches, per threadgroup slot: the resident threadgroup's traces, and the
+  // completion cycles of those whose deps reach further than the ring.
+  std::vector<std::vector<sim::SimdgroupTrace>> held_;
+  std::vector<std::vector<Cycles>> held_done_;
+  std::vector<TraceBinding> binding_;  // per simdgroup of the threadgroup being dispatched
   std::vector<SimdgroupSlot> sgs_;
   std::vector<ThreadgroupSlot> tgs_;
   std::vector<Scheduler> scheds_;

@@ -19,9 +19,14 @@
 
 namespace marlin::timing {
 
+class TraceStream;
+
 // One launch of a sequence. Launch i + 1 starts when every threadgroup of launch i has ended.
 struct LaunchInput {
   const sim::LaunchTrace* trace = nullptr;  // not owned; must outlive the run
+  // Instead of `trace`: the traces arrive threadgroup by threadgroup while the engine runs the
+  // launch (trace_stream.h); the replay holds only those of resident threadgroups.
+  TraceStream* stream = nullptr;
   // Threadgroups resident per core, from the family's occupancy rule (analytic/occupancy.h).
   int resident_threadgroups_per_core = 1;
   double useful_flops = 0;          // FLOPs the caller counts as useful work, for FLOP/s

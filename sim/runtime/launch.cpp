@@ -182,6 +182,11 @@ LaunchResult launch(const LaunchSpec& spec) {
     throw InputError(fmt::format("kernel '{}': threadgroup slice of {} in a {}x{} block is empty",
                                  kernel.name, slice.count, slice.x, slice.y));
   }
+  ThreadgroupTraceSink* const sink = spec.options.trace_sink;
+  if (sink != nullptr && (!spec.options.trace || slice.x != 0)) {
+    throw InputError(
+        fmt::format("kernel '{}': a trace sink needs tracing on and no slice", kernel.name));
+  }
   std::vector<std::uint32_t> selected;
   selected.reserve(slice.x == 0 ? count : slice.count);
   const Dim3& g = spec.threadgroups;
@@ -196,7 +201,15 @@ LaunchResult launch(const LaunchSpec& spec) {
 
   // Threadgroups are independent: workers take them in any order; outputs are stored by
   // threadgroup index so the merged result does not depend on the schedule.
-  TraceBudget budget(spec.options.trace ? spec.options.max_trace_bytes : 0, runs, kernel.name);
+  TraceBudget budget(spec.options.trace && sink == nullptr ? spec.options.max_trace_bytes : 0, runs,
+                     kernel.name);
+  if (sink != nullptr) {
+    sink->begin_launch({kernel.name,
+                        {spec.threadgroups.x, spec.threadgroups.y, spec.threadgroups.z},
+                        {spec.threads_per_threadgroup.x, spec.threads_per_threadgroup.y,
+                         spec.threads_per_threadgroup.z},
+                        plan.arena_bytes});
+  }
   std::atomic<std::uint64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
@@ -204,15 +217,24 @@ LaunchResult launch(const LaunchSpec& spec) {
     try {
       std::unique_ptr<WorkerState> worker = worker_cache().acquire(spec.options.fiber_stack_bytes);
       for (std::uint64_t i = next++; i < runs; i = next++) {
-        ThreadgroupRun run(plan, *worker, selected[i], outputs[i]);
-        run.run();
-        budget.account(i, outputs[i].traces);
+        {  // ended before its traces move on: its destructor notes their sizes for the next
+          ThreadgroupRun run(plan, *worker, selected[i], outputs[i]);
+          run.run();
+        }
+        if (sink != nullptr) {
+          sink->put(selected[i], std::move(outputs[i].traces));
+          outputs[i].traces = {};
+        } else {
+          budget.account(i, outputs[i].traces);
+        }
       }
       worker_cache().release(std::move(worker));
     } catch (...) {
       std::lock_guard lock(failure_mutex);
       if (!failure) failure = std::current_exception();
       next = runs;
+      // Releases the consumer and any worker blocked in put() (it may wait for this one).
+      if (sink != nullptr) sink->abort();
     }
   };
   const unsigned workers = static_cast<unsigned>(

@@ -4,6 +4,7 @@
 // Contract: launch() refuses a launch Metal would refuse (unknown kernel, missing argument,
 // over-limit threads or threadgroup memory) with marlin::InputError before running anything.
 // A launch whose traces would exceed options.max_trace_bytes stops with TraceLimitExceeded.
+// With options.trace_sink, the traces go to the sink as threadgroups finish (trace_sink.h).
 // Kernel bugs found while running (out-of-bounds, races, divergence, ...) come back as
 // Diagnostics in the result, and as a KernelFault exception when
 // options.throw_on_diagnostic is set. Results, diagnostics and traces are identical at any
@@ -21,6 +22,7 @@
 #include "sim/runtime/lane_context.h"
 #include "sim/runtime/trace.h"
 #include "sim/runtime/trace_budget.h"
+#include "sim/runtime/trace_sink.h"
 
 namespace marlin::sim {
 
@@ -68,6 +70,9 @@ struct LaunchOptions {
   // Host bytes the traces may take (0: no limit); a launch over it stops with
   // TraceLimitExceeded, an InputError (trace_budget.h).
   std::uint64_t max_trace_bytes = 0;
+  // Receives the traces threadgroup by threadgroup instead of the result (trace_sink.h); needs
+  // `trace` and no slice. max_trace_bytes does not apply: the sink decides what it holds.
+  ThreadgroupTraceSink* trace_sink = nullptr;
 };
 
 struct LaunchSpec {

@@ -20,6 +20,7 @@ struct GemmCheck {
   double error = 0;            // relative Frobenius error against the reference
   std::int64_t unwritten = 0;  // output elements still holding the poison pattern
   std::string seed;            // how to replay the inputs
+  int dispatches = 0;          // launches run_gemm made
 };
 
 // Quantizes random weights into `format` (FP16 for the classic kernels), runs `kernel` on
@@ -51,9 +52,10 @@ inline GemmCheck check_gemm(const GemmKernel& kernel, const GemmProblem& problem
   sim::LaunchOptions options;
   options.host_threads = host_threads;
   const GemmRun run = run_gemm(kernel, problem, operands, apple_limits(), options);
-  const std::vector<double> reference = reference_gemm(
-      a, dense, problem.m, problem.n, problem.k, bias, problem.activation);
+  const std::vector<double> reference =
+      reference_gemm(a, dense, problem.m, problem.n, problem.k, bias, problem.activation);
   check.unwritten = count_poisoned(run.c);
+  check.dispatches = static_cast<int>(run.dispatches.size());
   check.error = relative_frobenius_error(run.c, reference);
   return check;
 }

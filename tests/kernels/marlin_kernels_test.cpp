@@ -62,6 +62,7 @@ TEST_P(MarlinKernel, MatchesTheReferenceOnEveryShape) {
     const GemmCheck check = check_gemm(kernel, problem, format);
     SCOPED_TRACE(fmt::format("M={} N={} K={} group={}; {}", shape.m, shape.n, shape.k, shape.group,
                              check.seed));
+    EXPECT_EQ(check.dispatches, gemm_dispatch_count(kernel, problem));
     EXPECT_EQ(check.unwritten, 0);
     EXPECT_LT(check.error, kFp32AccumulationBound);
   }
@@ -82,6 +83,8 @@ TEST(StripedKernel, KParallelOneToEight) {
     problem.num_threadgroups = 3;
     const GemmCheck check = check_gemm(kernel, problem, {WeightFormatKind::kFp4E2M1, 32});
     SCOPED_TRACE(fmt::format("k_parallel={}; {}", p, check.seed));
+    EXPECT_EQ(check.dispatches, p > 1 ? 3 : 1);  // zero and reduce around the GEMM
+    EXPECT_EQ(check.dispatches, gemm_dispatch_count(kernel, problem));
     EXPECT_EQ(check.unwritten, 0);
     EXPECT_LT(check.error, kFp32AccumulationBound);
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -14,12 +15,17 @@
 #include "kernels/host/test_inputs.h"
 #include "model/common/input_error.h"
 #include "model/timing/gpu_timing_model.h"
+#include "model/timing/trace_stream.h"
 #include "tools/cli/host_memory.h"
 
 namespace marlin::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Threadgroups a streamed run's engine may finish ahead of the replay's next dispatch: a few
+// per host core, the same at any host thread count (it enters the trace limit's verdict).
+constexpr std::uint32_t kStreamWindow = 8;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -85,24 +91,38 @@ bool is_main_dispatch(const std::string& kernel) {
   return kernel.rfind("marlin_zero", 0) != 0 && kernel.rfind("marlin_reduce", 0) != 0;
 }
 
+// The theoretical occupancy of a dispatch; throws InputError if the device refuses it.
+analytic::OccupancyResult dispatch_occupancy(const model::DeviceSpec& device,
+                                             const std::string& kernel, std::uint64_t threads,
+                                             std::uint64_t threadgroup_memory_bytes) {
+  analytic::OccupancyResult occupancy = analytic::launch_occupancy(
+      device, static_cast<int>(threads), static_cast<std::int64_t>(threadgroup_memory_bytes));
+  if (occupancy.refused) {
+    throw InputError(
+        fmt::format("{} refuses {}: {}", device.name, kernel, occupancy.refusal_reason));
+  }
+  return occupancy;
+}
+
 // The dispatches of a run as the report shows them, with their theoretical occupancy; throws
 // InputError if the device refuses one.
 std::vector<DispatchReport> describe_dispatches(const model::DeviceSpec& device,
                                                 const kernels::GemmRun& run) {
   std::vector<DispatchReport> out;
   for (const kernels::GemmDispatch& d : run.dispatches) {
-    DispatchReport dispatch{
-        d.kernel, d.threadgroups, d.threads_per_threadgroup, d.result.threadgroup_memory_bytes, {}};
-    dispatch.occupancy =
-        analytic::launch_occupancy(device, static_cast<int>(d.threads_per_threadgroup.volume()),
-                                   static_cast<std::int64_t>(d.result.threadgroup_memory_bytes));
-    if (dispatch.occupancy.refused) {
-      throw InputError(fmt::format("{} refuses {}: {}", device.name, d.kernel,
-                                   dispatch.occupancy.refusal_reason));
-    }
-    out.push_back(std::move(dispatch));
+    out.push_back({d.kernel, d.threadgroups, d.threads_per_threadgroup,
+                   d.result.threadgroup_memory_bytes,
+                   dispatch_occupancy(device, d.kernel, d.threads_per_threadgroup.volume(),
+                                      d.result.threadgroup_memory_bytes)});
   }
   return out;
+}
+
+// Threadgroups the timing model keeps resident per core: the occupancy's, at most
+// `max_resident` when that is positive.
+int resident_threadgroups(const analytic::OccupancyResult& occupancy, int max_resident) {
+  const auto resident = static_cast<int>(occupancy.resident_threadgroups);
+  return max_resident > 0 ? std::min(resident, max_resident) : resident;
 }
 
 // Timing-model inputs of a run's dispatches over `traces` (one per dispatch, outliving them).
@@ -114,11 +134,7 @@ std::vector<timing::LaunchInput> timing_inputs(const std::vector<DispatchReport>
     timing::LaunchInput input;
     input.trace = traces[i];
     input.resident_threadgroups_per_core =
-        static_cast<int>(dispatches[i].occupancy.resident_threadgroups);
-    if (max_resident > 0) {
-      input.resident_threadgroups_per_core =
-          std::min(input.resident_threadgroups_per_core, max_resident);
-    }
+        resident_threadgroups(dispatches[i].occupancy, max_resident);
     input.useful_flops = is_main_dispatch(dispatches[i].kernel) ? useful_flops : 0;
     inputs.push_back(input);
   }
@@ -138,15 +154,14 @@ sim::DeviceLimits engine_limits(const model::DeviceSpec& device) {
           static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
 }
 
-// The full-fidelity run: every threadgroup at the full K, optionally traced and checked.
-void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
-              const kernels::WeightFormat& format, std::ofstream& trace_file,
-              KernelRunReport& report) {
-  const kernels::GemmProblem& p = report.problem;
-  ProblemOperands in(p, format, request.seed);
+// The engine's run of every threadgroup at the full K, then the timing model's replay of its
+// whole traces (with --trace, recorded into the Chrome trace).
+kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunRequest& request,
+                           const kernels::GemmOperands& operands, std::ofstream& trace_file,
+                           KernelRunReport& report) {
   const Clock::time_point functional_start = Clock::now();
-  const kernels::GemmRun run = kernels::run_gemm(report.kernel, p, in.operands,
-                                                 engine_limits(device), engine_options(request));
+  kernels::GemmRun run = kernels::run_gemm(report.kernel, report.problem, operands,
+                                           engine_limits(device), engine_options(request));
   report.functional_seconds = seconds_since(functional_start);
 
   report.dispatches = describe_dispatches(device, run);
@@ -173,7 +188,105 @@ void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
     }
     report.trace = TraceReport{request.trace_path, request.trace_options, trace->summary()};
   }
+  return run;
+}
 
+// Rethrows a streamed run's failure: the engine's or the replay's, whichever is not the abort
+// the other side's failure caused (the engine's if both are real).
+[[noreturn]] void rethrow_streamed_failure(const std::exception_ptr& engine,
+                                           const std::exception_ptr& replay) {
+  const auto aborted = [](const std::exception_ptr& e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const timing::TraceStreamAborted&) {
+      return true;
+    } catch (...) {
+      return false;
+    }
+  };
+  if (engine && (!replay || !aborted(engine))) std::rethrow_exception(engine);
+  std::rethrow_exception(replay);
+}
+
+// The engine's run of a one-dispatch launch with its traces streamed into the timing model's
+// replay (timing/trace_stream.h) on a thread of its own, which starts once the engine has
+// validated the launch: the replay of a launch's first waves overlaps the engine's run of its
+// later ones, and only the resident threadgroups' traces are held. The results are those of
+// run_whole(); timing_seconds is the replay's time after the engine ended.
+kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRequest& request,
+                              const kernels::GemmOperands& operands, KernelRunReport& report) {
+  // The launch's residency, from its header, bounds the traces held at once (the engine's
+  // thread computes it before any threadgroup runs; the replay's reads it after the header).
+  int resident = 0;
+  const std::uint64_t trace_limit = engine_options(request).max_trace_bytes;
+  timing::TraceStream stream(kStreamWindow, [&](const sim::LaunchHeader& h) {
+    const std::uint64_t threads = std::uint64_t{h.threads_per_threadgroup[0]} *
+                                  h.threads_per_threadgroup[1] * h.threads_per_threadgroup[2];
+    resident = resident_threadgroups(
+        dispatch_occupancy(device, h.kernel, threads, h.threadgroup_memory_bytes),
+        request.max_resident_threadgroups);
+    const std::uint64_t grid = std::uint64_t{h.threadgroups_per_grid[0]} *
+                               h.threadgroups_per_grid[1] * h.threadgroups_per_grid[2];
+    const std::uint64_t at_once =
+        static_cast<std::uint64_t>(device.gpu.cores) * static_cast<std::uint64_t>(resident) +
+        kStreamWindow;
+    if (grid <= at_once) {
+      return timing::HeldLimit{grid, trace_limit, fmt::format("all {} of the launch", grid)};
+    }
+    return timing::HeldLimit{at_once, trace_limit,
+                             fmt::format("{} resident on each of {} cores and {} waiting", resident,
+                                         device.gpu.cores, kStreamWindow)};
+  });
+  sim::LaunchOptions options = engine_options(request);
+  options.trace_sink = &stream;
+  const Clock::time_point start = Clock::now();
+  std::future<timing::TimingResult> timed = std::async(std::launch::async, [&] {
+    try {
+      (void)stream.header();
+      const timing::LaunchInput input{.stream = &stream,
+                                      .resident_threadgroups_per_core = resident,
+                                      .useful_flops = report.useful_flops};
+      return timing::GpuTimingModel(device).run(input);
+    } catch (...) {
+      stream.abort();  // the engine stops at its next threadgroup
+      throw;
+    }
+  });
+  std::optional<kernels::GemmRun> run;
+  std::exception_ptr engine_error;
+  try {
+    run.emplace(
+        kernels::run_gemm(report.kernel, report.problem, operands, engine_limits(device), options));
+  } catch (...) {
+    engine_error = std::current_exception();
+    stream.abort();  // the replay stops waiting for threadgroups
+  }
+  report.functional_seconds = seconds_since(start);
+  const Clock::time_point engine_end = Clock::now();
+  std::exception_ptr replay_error;
+  try {
+    report.timing = timed.get();
+  } catch (...) {
+    replay_error = std::current_exception();
+  }
+  report.timing_seconds = seconds_since(engine_end);
+  if (engine_error || replay_error) rethrow_streamed_failure(engine_error, replay_error);
+  report.streamed = true;
+  report.dispatches = describe_dispatches(device, *run);
+  return std::move(*run);
+}
+
+// The full-fidelity run: every threadgroup at the full K, optionally traced and checked. A
+// one-dispatch run without --trace streams its traces (run_streamed).
+void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
+              const kernels::WeightFormat& format, std::ofstream& trace_file,
+              KernelRunReport& report) {
+  const kernels::GemmProblem& p = report.problem;
+  ProblemOperands in(p, format, request.seed);
+  const bool stream = request.stream_traces && !trace_file.is_open() &&
+                      kernels::gemm_dispatch_count(report.kernel, p) == 1;
+  const kernels::GemmRun run = stream ? run_streamed(device, request, in.operands, report)
+                                      : run_whole(device, request, in.operands, trace_file, report);
   report.unwritten = kernels::count_poisoned(run.c);
   if (request.check) {
     if (format.kind != kernels::WeightFormatKind::kFp16) in.dense = kernels::dequantize(in.packed);

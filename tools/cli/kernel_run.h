@@ -30,8 +30,12 @@ struct KernelRunRequest {
   int sample_cores = 1;  // cores of the device the sampled run simulates
   // Caps the resident threadgroups per core the timing model admits (0: the occupancy rule's).
   int max_resident_threadgroups = 0;
-  // Bound on the engine's traces in bytes (0: default_trace_limit_bytes(), host_memory.h).
+  // Bound on the engine's traces in bytes (0: default_trace_limit_bytes(), host_memory.h), for
+  // runs that keep them whole (not streamed).
   std::uint64_t max_trace_bytes = 0;
+  // Full-fidelity runs of one dispatch without a trace file stream the engine's traces into the
+  // replay (same results); false keeps them whole.
+  bool stream_traces = true;
   std::string trace_path;                    // --trace: Chrome trace file; empty = none
   timing::ChromeTraceOptions trace_options;  // its bound and sampling
 };
@@ -64,7 +68,9 @@ struct KernelRunReport {
   double check_bound = 1e-3;
   std::int64_t unwritten = 0;              // output elements left poisoned
   double functional_seconds = 0;           // host wall time of the engine
-  double timing_seconds = 0;               // host wall time of the timing model
+  double timing_seconds = 0;               // host wall time of the timing model (streamed:
+                                           // after the engine ended)
+  bool streamed = false;                   // the replay ran beside the engine
   std::optional<TraceReport> trace;        // with --trace
   std::optional<SamplingReport> sampling;  // with --sample
 };

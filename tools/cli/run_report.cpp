@@ -174,10 +174,12 @@ void print_run_report(std::ostream& out, const model::DeviceSpec& device,
   if (r.trace) print_trace(out, *r.trace);
   if (r.sampling) print_sampling(out, *r.sampling, r.problem.k);
   out << fmt::format(
-      "\nsimulator: {} simdgroup instructions in {} (engine) + {} (timing): {}; {} simulated; "
+      "\nsimulator: {} simdgroup instructions in {} (engine) + {} (timing{}): {}; {} simulated; "
       "{:.0f}x slower than the device\n",
       format_count(simulated_instructions(r)), format_seconds(r.functional_seconds),
-      format_seconds(r.timing_seconds), format_rate(instructions_per_second(r), "instr/s"),
+      format_seconds(r.timing_seconds),
+      r.streamed ? " after the engine, which the replay ran beside" : "",
+      format_rate(instructions_per_second(r), "instr/s"),
       format_rate(static_cast<double>(t.total_cycles.count()) /
                       std::max(1e-9, r.functional_seconds + r.timing_seconds),
                   "cycles/s"),
@@ -241,6 +243,7 @@ nlohmann::json run_report_json(const model::DeviceSpec& device, const KernelRunR
         {"predicted_instructions", t.instructions},
         {"engine_seconds", r.functional_seconds},
         {"timing_seconds", r.timing_seconds},
+        {"streamed", r.streamed},
         {"instructions_per_second", instructions_per_second(r)}}},
   };
   if (r.check_error) {

@@ -1,0 +1,92 @@
+#include "model/timing/trace_stream.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "model/common/invariant.h"
+#include "sim/runtime/trace_budget.h"
+
+namespace marlin::timing {
+
+TraceStream::TraceStream(std::uint32_t window, LimitFor limit_for)
+    : window_(window), limit_for_(std::move(limit_for)) {
+  MARLIN_CHECK(window >= 1, "a trace stream holds at least one threadgroup");
+}
+
+void TraceStream::begin_launch(const sim::LaunchHeader& header) {
+  HeldLimit limit = limit_for_ ? limit_for_(header) : HeldLimit{};
+  {
+    std::lock_guard lock(mutex_);
+    if (aborted_) throw TraceStreamAborted();
+    MARLIN_CHECK(!header_, "a trace stream carries one launch");
+    limit_ = std::move(limit);
+    header_ = header;
+  }
+  changed_.notify_all();
+}
+
+void TraceStream::put(std::uint32_t threadgroup, std::vector<sim::SimdgroupTrace> traces) {
+  if (limit_.bytes > 0) {  // limit_ and header_ are fixed once puts begin
+    std::uint64_t bytes = 0;
+    for (const sim::SimdgroupTrace& t : traces) bytes += sim::trace_bytes(t);
+    if (bytes * limit_.threadgroups > limit_.bytes) {
+      throw sim::TraceLimitExceeded(fmt::format(
+          "kernel '{}': threadgroup {} has {:.1f} MB of traces; the replay of a streamed run "
+          "holds up to {} threadgroups at once ({}), which would need {:.1f} MB, over the trace "
+          "limit of {:.1f} MB",
+          header_->kernel, threadgroup, static_cast<double>(bytes) / 1e6, limit_.threadgroups,
+          limit_.held, static_cast<double>(bytes * limit_.threadgroups) / 1e6,
+          static_cast<double>(limit_.bytes) / 1e6));
+    }
+  }
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return aborted_ || threadgroup < next_take_ + window_; });
+    if (aborted_) throw TraceStreamAborted();
+    MARLIN_CHECK(threadgroup >= next_take_ && !held_.contains(threadgroup),
+                 "each threadgroup is put once, before the replay takes it");
+    held_.emplace(threadgroup, std::move(traces));
+    peak_held_ = std::max(peak_held_, held_.size());
+  }
+  changed_.notify_all();
+}
+
+void TraceStream::abort() noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    aborted_ = true;
+  }
+  changed_.notify_all();
+}
+
+const sim::LaunchHeader& TraceStream::header() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return aborted_ || header_.has_value(); });
+  if (aborted_) throw TraceStreamAborted();
+  return *header_;
+}
+
+std::vector<sim::SimdgroupTrace> TraceStream::take(std::uint32_t threadgroup) {
+  std::vector<sim::SimdgroupTrace> out;
+  {
+    std::unique_lock lock(mutex_);
+    MARLIN_CHECK(threadgroup == next_take_, "the replay takes threadgroups in order");
+    changed_.wait(lock, [&] { return aborted_ || held_.contains(threadgroup); });
+    if (aborted_) throw TraceStreamAborted();
+    auto it = held_.find(threadgroup);
+    out = std::move(it->second);
+    held_.erase(it);
+    ++next_take_;
+  }
+  changed_.notify_all();
+  return out;
+}
+
+std::size_t TraceStream::peak_held() const {
+  std::lock_guard lock(mutex_);
+  return peak_held_;
+}
+
+}  // namespace marlin::timing

@@ -1,0 +1,79 @@
+// TraceStream: hands a launch's traces from the execution engine to the timing model's replay
+// threadgroup by threadgroup, so the replay runs while the engine still executes the launch and
+// neither side holds the whole launch's traces.
+//
+// Contract: the engine side is sim::ThreadgroupTraceSink (trace_sink.h); the replay side calls
+// header() once and take() for threadgroups 0, 1, 2, ... in that order (the dispatcher's
+// order). put() blocks while its threadgroup is `window` or more past the next one the replay
+// will take, so the stream holds at most `window` threadgroups the replay has not taken; take()
+// blocks until its threadgroup is put. After abort(), from either side, header(), take() and
+// put() throw TraceStreamAborted. Thread-safe.
+//
+// Host memory: the replay holds the traces of its resident threadgroups and the stream at most
+// `window` more. A HeldLimit, computed from the launch's header in begin_launch(), bounds that:
+// put() throws sim::TraceLimitExceeded (an InputError) when a threadgroup's traces, times the
+// threadgroups held at once, would exceed the limit. Each threadgroup is judged on its own size,
+// so whether a launch is refused does not depend on host threads.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/runtime/trace_sink.h"
+
+namespace marlin::timing {
+
+class TraceStreamAborted : public std::runtime_error {
+ public:
+  TraceStreamAborted() : std::runtime_error("the trace stream was aborted") {}
+};
+
+// The most threadgroups held at once and the bytes their traces may take (0: no limit);
+// `held` says how the count comes about, for the error message.
+struct HeldLimit {
+  std::uint64_t threadgroups = 0;
+  std::uint64_t bytes = 0;
+  std::string held;
+};
+
+class TraceStream final : public sim::ThreadgroupTraceSink {
+ public:
+  using LimitFor = std::function<HeldLimit(const sim::LaunchHeader&)>;
+
+  // `window` >= 1 (InvariantError otherwise). `limit_for`, when given, is called once in
+  // begin_launch() (an exception from it stops the launch).
+  explicit TraceStream(std::uint32_t window, LimitFor limit_for = {});
+
+  // Engine side.
+  void begin_launch(const sim::LaunchHeader& header) override;
+  void put(std::uint32_t threadgroup, std::vector<sim::SimdgroupTrace> traces) override;
+  void abort() noexcept override;
+
+  // Replay side.
+  const sim::LaunchHeader& header();
+  std::vector<sim::SimdgroupTrace> take(std::uint32_t threadgroup);
+
+  // Most threadgroups held at once so far (put and not taken).
+  [[nodiscard]] std::size_t peak_held() const;
+
+ private:
+  const std::uint32_t window_;
+  const LimitFor limit_for_;
+  HeldLimit limit_;  // set before the header, read by put() after it
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::optional<sim::LaunchHeader> header_;
+  std::map<std::uint32_t, std::vector<sim::SimdgroupTrace>> held_;
+  std::uint32_t next_take_ = 0;
+  std::size_t peak_held_ = 0;
+  bool aborted_ = false;
+};
+
+}  // namespace marlin::timing

@@ -1,0 +1,46 @@
+// ThreadgroupTraceSink: receives a launch's per-simdgroup traces threadgroup by threadgroup as
+// the engine's workers finish them, instead of the launch keeping them all (LaunchOptions::
+// trace_sink). A consumer can then replay a launch while the engine still runs it, and hold only
+// the threadgroups it needs at a time.
+//
+// Contract, for a launch with a sink:
+// - begin_launch() is called once, after the launch is validated and before any put().
+// - put() is called once per threadgroup of the grid, from any worker thread, with the
+//   threadgroup's linear index (x fastest) and its simdgroups' traces in simdgroup order. Workers
+//   take threadgroups in increasing linear order, so a sink may block a put() until its
+//   consumer has taken earlier threadgroups, provided the consumer takes those without waiting
+//   for later ones. A put() that throws stops the launch with that exception.
+// - abort() is called, from the failing worker and possibly more than once, when the launch
+//   stops before every threadgroup was put (an exception in a worker, or in put()). Other
+//   workers may still call put() until they notice; a sink should make those return or throw
+//   at once rather than wait. Thread-safe.
+// The launch's own LaunchResult::trace then carries the header fields and no simdgroups.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/runtime/trace.h"
+
+namespace marlin::sim {
+
+// What a launch's traces will be, known before any threadgroup runs: LaunchTrace without its
+// simdgroups.
+struct LaunchHeader {
+  std::string kernel;
+  std::array<std::uint32_t, 3> threadgroups_per_grid{};
+  std::array<std::uint32_t, 3> threads_per_threadgroup{};
+  std::uint64_t threadgroup_memory_bytes = 0;
+};
+
+class ThreadgroupTraceSink {
+ public:
+  virtual ~ThreadgroupTraceSink() = default;
+  virtual void begin_launch(const LaunchHeader& header) = 0;
+  virtual void put(std::uint32_t threadgroup, std::vector<SimdgroupTrace> traces) = 0;
+  virtual void abort() noexcept = 0;
+};
+
+}  // namespace marlin::sim

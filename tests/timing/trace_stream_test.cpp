@@ -1,0 +1,321 @@
+// TraceStream and streamed replay: the stream's blocking rules, and a launch replayed from a
+// stream fed threadgroup by threadgroup by several producer threads gives exactly the results
+// of replaying its whole trace (differential, on pseudo-random multi-wave launches).
+#include "model/timing/trace_stream.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include "model/common/input_error.h"
+#include "model/common/invariant.h"
+#include "model/timing/gpu_timing_model.h"
+#include "sim/runtime/trace_budget.h"
+#include "tests/timing/replay_differential.h"
+#include "tests/timing/timing_fixtures.h"
+
+namespace marlin::timing {
+namespace {
+
+using ::testing::HasSubstr;
+
+sim::LaunchHeader header_of(const sim::LaunchTrace& t) {
+  return {t.kernel, t.threadgroups_per_grid, t.threads_per_threadgroup, t.threadgroup_memory_bytes};
+}
+
+std::vector<sim::SimdgroupTrace> one_trace(std::uint32_t tg, std::size_t ops) {
+  std::vector<sim::SimdgroupTrace> out(1);
+  out[0].threadgroup = {tg, 0, 0};
+  out[0].ops.resize(ops, testing::alu_op(sim::AluKind::kFp32Fma, 1));
+  return out;
+}
+
+// Feeds `launch` into `stream` as the engine would: `producers` threads take threadgroups in
+// increasing linear order from a shared counter and put each one's traces (simdgroups in
+// order), after yielding a pseudo-random number of times so that puts arrive out of order.
+// Stops quietly when the stream is aborted.
+class Feeder {
+ public:
+  Feeder(TraceStream& stream, const sim::LaunchTrace& launch, int producers, std::uint64_t seed) {
+    const auto& g = launch.threadgroups_per_grid;
+    total_ = g[0] * g[1] * g[2];
+    for (const sim::SimdgroupTrace& sg : launch.simdgroups) {
+      const std::uint32_t linear =
+          sg.threadgroup[0] + g[0] * (sg.threadgroup[1] + g[1] * sg.threadgroup[2]);
+      by_threadgroup_[linear].push_back(sg);
+    }
+    stream.begin_launch(header_of(launch));
+    for (int p = 0; p < producers; ++p) {
+      threads_.emplace_back([this, &stream, p, seed] {
+        testing::Random random(seed * 7 + static_cast<std::uint64_t>(p));
+        try {
+          for (std::uint32_t i = next_++; i < total_; i = next_++) {
+            for (std::uint32_t y = random.below(50); y > 0; --y) std::this_thread::yield();
+            stream.put(i, by_threadgroup_[i]);
+          }
+        } catch (const TraceStreamAborted&) {
+          aborted_ = true;
+        }
+      });
+    }
+  }
+  ~Feeder() { join(); }
+  void join() {
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+  bool aborted() const { return aborted_; }
+
+ private:
+  std::uint32_t total_ = 0;
+  std::map<std::uint32_t, std::vector<sim::SimdgroupTrace>> by_threadgroup_;
+  std::atomic<std::uint32_t> next_{0};
+  std::atomic<bool> aborted_{false};
+  std::vector<std::thread> threads_;
+};
+
+TEST(TraceStreamTest, HandsThreadgroupsOverInOrder) {
+  TraceStream stream(2);
+  std::thread producer([&] {
+    stream.begin_launch({"k", {3, 1, 1}, {32, 1, 1}, 0});
+    for (std::uint32_t i = 0; i < 3; ++i) stream.put(i, one_trace(i, i + 1));
+  });
+  EXPECT_EQ(stream.header().kernel, "k");
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    const std::vector<sim::SimdgroupTrace> got = stream.take(i);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].threadgroup[0], i);
+    EXPECT_EQ(got[0].ops.size(), i + 1);
+  }
+  producer.join();
+}
+
+TEST(TraceStreamTest, HoldsAtMostTheWindow) {
+  // A fast producer and a slow consumer: without the window the producer would put all 20
+  // before the consumer takes the second.
+  for (const std::uint32_t window : {1u, 3u}) {
+    TraceStream stream(window);
+    std::thread producer([&] {
+      stream.begin_launch({"k", {20, 1, 1}, {32, 1, 1}, 0});
+      for (std::uint32_t i = 0; i < 20; ++i) stream.put(i, one_trace(i, 4));
+    });
+    for (std::uint32_t i = 0; i < 20; ++i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      EXPECT_EQ(stream.take(i)[0].threadgroup[0], i);
+    }
+    producer.join();
+    EXPECT_LE(stream.peak_held(), window);
+    EXPECT_GE(stream.peak_held(), 1u);
+  }
+}
+
+TEST(TraceStreamTest, AbortReleasesBothSides) {
+  TraceStream stream(1);
+  stream.begin_launch({"k", {4, 1, 1}, {32, 1, 1}, 0});
+  stream.put(0, one_trace(0, 1));
+  std::atomic<bool> put_threw{false};
+  std::thread producer([&] {  // blocks: threadgroup 0 is held and not taken
+    try {
+      stream.put(1, one_trace(1, 1));
+    } catch (const TraceStreamAborted&) {
+      put_threw = true;
+    }
+  });
+  EXPECT_EQ(stream.take(0).size(), 1u);
+  std::atomic<bool> take_threw{false};
+  std::thread consumer([&] {  // blocks until threadgroup 2 arrives, which it never does
+    try {
+      stream.take(1);
+      stream.take(2);
+    } catch (const TraceStreamAborted&) {
+      take_threw = true;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  stream.abort();
+  producer.join();
+  consumer.join();
+  EXPECT_TRUE(take_threw);
+  EXPECT_FALSE(put_threw);  // the consumer took threadgroup 0, so the put of 1 went through
+  EXPECT_THROW(stream.put(3, one_trace(3, 1)), TraceStreamAborted);
+  EXPECT_THROW((void)stream.header(), TraceStreamAborted);
+}
+
+TEST(TraceStreamTest, ABlockedPutThrowsOnAbort) {
+  TraceStream stream(1);
+  stream.begin_launch({"k", {4, 1, 1}, {32, 1, 1}, 0});
+  stream.put(0, one_trace(0, 1));
+  std::atomic<bool> put_threw{false};
+  std::thread producer([&] {
+    try {
+      stream.put(1, one_trace(1, 1));
+    } catch (const TraceStreamAborted&) {
+      put_threw = true;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  stream.abort();
+  producer.join();
+  EXPECT_TRUE(put_threw);
+}
+
+TEST(TraceStreamTest, RefusesAnEmptyWindowAndOutOfOrderTakes) {
+  EXPECT_THROW(TraceStream(0), InvariantError);
+  TraceStream stream(4);
+  stream.begin_launch({"k", {4, 1, 1}, {32, 1, 1}, 0});
+  stream.put(1, one_trace(1, 1));
+  EXPECT_THROW(stream.take(1), InvariantError);
+}
+
+TEST(TraceStreamTest, BoundsTheTracesHeldAtOnce) {
+  // One trace of 10 ops: 64 bytes of SimdgroupTrace and 16 per op (trace_budget.h), by hand.
+  const std::uint64_t one = 64 + 16 * 10;
+  ASSERT_EQ(sim::trace_bytes(one_trace(0, 10)[0]), one);
+  const auto limited = [](std::uint64_t bytes) {
+    return [bytes](const sim::LaunchHeader&) { return HeldLimit{5, bytes, "five"}; };
+  };
+  TraceStream at_limit(4, limited(5 * one));
+  at_limit.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
+  EXPECT_NO_THROW(at_limit.put(0, one_trace(0, 10)));
+  TraceStream below(4, limited(5 * one - 1));
+  below.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
+  try {
+    below.put(1, one_trace(1, 10));
+    FAIL() << "expected TraceLimitExceeded";
+  } catch (const sim::TraceLimitExceeded& e) {
+    EXPECT_THAT(e.what(), HasSubstr("kernel 'k': threadgroup 1 has"));
+    EXPECT_THAT(e.what(), HasSubstr("holds up to 5 threadgroups at once (five)"));
+  }
+  TraceStream unlimited(4, limited(0));
+  unlimited.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
+  EXPECT_NO_THROW(unlimited.put(0, one_trace(0, 1000)));
+  TraceStream refusing(
+      4, [](const sim::LaunchHeader&) -> HeldLimit { throw InputError("occupancy refused"); });
+  EXPECT_THROW(refusing.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0}), InputError);
+}
+
+// The random launches of the batching test (several waves on the 2-core test device), some
+// reshaped to a 2D grid, replayed whole and streamed by 1-3 producers through windows of 1 to
+// 5 threadgroups: every result field, counter and event-sink call agrees.
+TEST(StreamedReplayTest, SameResultsAsTheWholeTrace) {
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    sim::LaunchTrace launch = testing::random_launch(seed, seed > 30 ? 24 : 10);
+    const std::uint32_t groups = launch.threadgroups_per_grid[0];
+    if (seed % 2 == 0 && groups % 2 == 0) {
+      launch.threadgroups_per_grid = {groups / 2, 2, 1};
+      for (sim::SimdgroupTrace& sg : launch.simdgroups) {
+        const std::uint32_t linear = sg.threadgroup[0];
+        sg.threadgroup = {linear % (groups / 2), linear / (groups / 2), 0};
+      }
+    }
+    const int resident = 1 + static_cast<int>(seed % 4);
+    const model::DeviceSpec device = testing::test_device();
+    const TimingOptions options{
+        .issue_policy = seed % 3 == 0 ? IssuePolicy::kGreedyThenOldest : IssuePolicy::kOldestFirst,
+        .counter_window = Cycles(50)};
+    testing::RecordingSink whole_sink;
+    const TimingResult whole =
+        GpuTimingModel(device, options).run(testing::input_of(launch, resident), &whole_sink);
+
+    TraceStream stream(1 + static_cast<std::uint32_t>(seed % 5));
+    Feeder feeder(stream, launch, 1 + static_cast<int>(seed % 3), seed);
+    LaunchInput input{.stream = &stream, .resident_threadgroups_per_core = resident};
+    testing::RecordingSink streamed_sink;
+    const TimingResult streamed = GpuTimingModel(device, options).run(input, &streamed_sink);
+    feeder.join();
+    ASSERT_EQ(streamed, whole) << "seed " << seed;
+    ASSERT_TRUE(testing::log_of(streamed_sink) == testing::log_of(whole_sink)) << "seed " << seed;
+  }
+}
+
+TEST(StreamedReplayTest, AStreamedLaunchAfterAWholeOneSeesTheWarmDevice) {
+  const sim::LaunchTrace first = testing::random_launch(7, 24);
+  const sim::LaunchTrace second = testing::random_launch(8, 24);
+  const model::DeviceSpec device = testing::test_device();
+  const std::vector<LaunchInput> whole{testing::input_of(first, 2), testing::input_of(second, 3)};
+  const TimingResult expected = GpuTimingModel(device).run(whole);
+  TraceStream stream(2);
+  Feeder feeder(stream, second, 2, 8);
+  const std::vector<LaunchInput> mixed{
+      testing::input_of(first, 2),
+      LaunchInput{.stream = &stream, .resident_threadgroups_per_core = 3}};
+  EXPECT_EQ(GpuTimingModel(device).run(mixed), expected);
+}
+
+TEST(StreamedReplayTest, ABadStreamedTraceIsRefusedAsTheWholeOneIsAndReleasesTheEngine) {
+  sim::LaunchTrace launch = testing::random_launch(11, 24);
+  ASSERT_GT(launch.threadgroups_per_grid[0], 3u);
+  for (sim::SimdgroupTrace& sg : launch.simdgroups) {
+    if (sg.threadgroup[0] == 3 && !sg.ops.empty()) {
+      sg.ops.back().dep = static_cast<std::int32_t>(sg.ops.size());  // not an earlier op
+      break;
+    }
+  }
+  const model::DeviceSpec device = testing::test_device();
+  std::string whole_error;
+  try {
+    (void)GpuTimingModel(device).run(testing::input_of(launch, 1));
+  } catch (const InputError& e) {
+    whole_error = e.what();
+  }
+  ASSERT_THAT(whole_error, HasSubstr("threadgroup (3,0,0)"));
+  TraceStream stream(1);
+  Feeder feeder(stream, launch, 2, 11);
+  try {
+    (void)GpuTimingModel(device).run(
+        LaunchInput{.stream = &stream, .resident_threadgroups_per_core = 1});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), whole_error);
+  }
+  feeder.join();  // returns: the failed run aborted the stream
+}
+
+TEST(StreamedReplayTest, ATraceStreamedUnderAnotherThreadgroupIsRefused) {
+  const model::DeviceSpec device = testing::test_device();
+  TraceStream stream(2);
+  std::thread producer([&] {
+    try {
+      stream.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
+      stream.put(0, one_trace(1, 3));  // says it is threadgroup 1
+      stream.put(1, one_trace(1, 3));
+    } catch (const TraceStreamAborted&) {
+    }
+  });
+  EXPECT_THROW(
+      {
+        try {
+          (void)GpuTimingModel(device).run(
+              LaunchInput{.stream = &stream, .resident_threadgroups_per_core = 1});
+        } catch (const InputError& e) {
+          EXPECT_THAT(e.what(), HasSubstr("streamed as threadgroup 0"));
+          throw;
+        }
+      },
+      InputError);
+  producer.join();
+}
+
+TEST(StreamedReplayTest, AnAbortedEngineStopsTheReplay) {
+  const model::DeviceSpec device = testing::test_device();
+  TraceStream stream(2);
+  std::thread producer([&] {
+    stream.begin_launch({"k", {4, 1, 1}, {32, 1, 1}, 0});
+    stream.put(0, one_trace(0, 3));
+    stream.abort();  // the engine failed on threadgroup 1
+  });
+  EXPECT_THROW((void)GpuTimingModel(device).run(
+                   LaunchInput{.stream = &stream, .resident_threadgroups_per_core = 1}),
+               TraceStreamAborted);
+  producer.join();
+}
+
+}  // namespace
+}  // namespace marlin::timing
