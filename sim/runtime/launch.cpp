@@ -199,8 +199,9 @@ LaunchResult launch(const LaunchSpec& spec) {
   const std::uint64_t runs = selected.size();
   std::vector<ThreadgroupOutput> outputs(runs);
 
-  // Threadgroups are independent: workers take them in any order; outputs are stored by
-  // threadgroup index so the merged result does not depend on the schedule.
+  // Threadgroups are independent: workers take them in increasing order from a shared counter
+  // and finish them in any order; outputs are stored by threadgroup index so the merged result
+  // does not depend on the schedule (a trace sink relies on the increasing order).
   TraceBudget budget(spec.options.trace && sink == nullptr ? spec.options.max_trace_bytes : 0, runs,
                      kernel.name);
   if (sink != nullptr) {
