@@ -29,8 +29,7 @@ void TraceStream::begin_launch(const sim::LaunchHeader& header) {
 
 void TraceStream::put(std::uint32_t threadgroup, std::vector<sim::SimdgroupTrace> traces) {
   if (limit_.bytes > 0) {  // limit_ and header_ are fixed once puts begin
-    std::uint64_t bytes = 0;
-    for (const sim::SimdgroupTrace& t : traces) bytes += sim::trace_bytes(t);
+    const std::uint64_t bytes = sim::trace_bytes(traces);
     if (bytes * limit_.threadgroups > limit_.bytes) {
       throw sim::TraceLimitExceeded(fmt::format(
           "kernel '{}': threadgroup {} has {:.1f} MB of traces; the replay of a streamed run "

@@ -16,11 +16,16 @@ std::uint64_t trace_bytes(const SimdgroupTrace& trace) {
          trace.accesses.size() * sizeof(MemAccess);
 }
 
+std::uint64_t trace_bytes(const std::vector<SimdgroupTrace>& threadgroup_traces) {
+  std::uint64_t bytes = 0;
+  for (const SimdgroupTrace& trace : threadgroup_traces) bytes += trace_bytes(trace);
+  return bytes;
+}
+
 void TraceBudget::account(std::uint64_t position,
                           const std::vector<SimdgroupTrace>& threadgroup_traces) {
   if (limit_ == 0) return;
-  std::uint64_t bytes = 0;
-  for (const SimdgroupTrace& trace : threadgroup_traces) bytes += trace_bytes(trace);
+  const std::uint64_t bytes = trace_bytes(threadgroup_traces);
   const std::uint64_t total = total_ += bytes;
   const std::uint64_t accounted = ++accounted_;
   if (total > limit_) {

@@ -31,8 +31,9 @@ class TraceLimitExceeded : public InputError {
   explicit TraceLimitExceeded(const std::string& message) : InputError(message) {}
 };
 
-// Heap bytes of one simdgroup's trace.
+// Heap bytes of one simdgroup's trace, and of one threadgroup's.
 std::uint64_t trace_bytes(const SimdgroupTrace& trace);
+std::uint64_t trace_bytes(const std::vector<SimdgroupTrace>& threadgroup_traces);
 
 class TraceBudget {
  public:
