@@ -30,10 +30,6 @@ sim::LaunchHeader header_of(const LaunchInput& input) {
   return {t.kernel, t.threadgroups_per_grid, t.threads_per_threadgroup, t.threadgroup_memory_bytes};
 }
 
-std::uint64_t product(const std::array<std::uint32_t, 3>& v) {
-  return static_cast<std::uint64_t>(v[0]) * v[1] * v[2];
-}
-
 }  // namespace
 
 LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input, int launch_index,
@@ -57,8 +53,8 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
     throw InputError(where(header_) + ": resident_threadgroups_per_core must be at least 1 (got " +
                      std::to_string(resident_) + ")");
   }
-  const std::uint64_t threadgroups = product(header_.threadgroups_per_grid);
-  const std::uint64_t threads = product(header_.threads_per_threadgroup);
+  const std::uint64_t threadgroups = header_.threadgroup_count();
+  const std::uint64_t threads = header_.thread_count();
   if (threadgroups > std::numeric_limits<std::uint32_t>::max()) {
     throw InputError(where(header_) + ": more than 2^32-1 threadgroups in the grid");
   }

@@ -33,6 +33,15 @@ struct LaunchHeader {
   std::array<std::uint32_t, 3> threadgroups_per_grid{};
   std::array<std::uint32_t, 3> threads_per_threadgroup{};
   std::uint64_t threadgroup_memory_bytes = 0;
+
+  // Threadgroups in the grid, threads in a threadgroup.
+  std::uint64_t threadgroup_count() const { return volume(threadgroups_per_grid); }
+  std::uint64_t thread_count() const { return volume(threads_per_threadgroup); }
+
+ private:
+  static std::uint64_t volume(const std::array<std::uint32_t, 3>& v) {
+    return std::uint64_t{v[0]} * v[1] * v[2];
+  }
 };
 
 class ThreadgroupTraceSink {

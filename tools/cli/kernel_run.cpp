@@ -220,13 +220,10 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
   int resident = 0;
   const std::uint64_t trace_limit = engine_options(request).max_trace_bytes;
   timing::TraceStream stream(kStreamWindow, [&](const sim::LaunchHeader& h) {
-    const std::uint64_t threads = std::uint64_t{h.threads_per_threadgroup[0]} *
-                                  h.threads_per_threadgroup[1] * h.threads_per_threadgroup[2];
     resident = resident_threadgroups(
-        dispatch_occupancy(device, h.kernel, threads, h.threadgroup_memory_bytes),
+        dispatch_occupancy(device, h.kernel, h.thread_count(), h.threadgroup_memory_bytes),
         request.max_resident_threadgroups);
-    const std::uint64_t grid = std::uint64_t{h.threadgroups_per_grid[0]} *
-                               h.threadgroups_per_grid[1] * h.threadgroups_per_grid[2];
+    const std::uint64_t grid = h.threadgroup_count();
     const std::uint64_t at_once =
         static_cast<std::uint64_t>(device.gpu.cores) * static_cast<std::uint64_t>(resident) +
         kStreamWindow;
