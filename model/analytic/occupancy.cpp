@@ -171,6 +171,25 @@ void add_dynamic_limits(const OccupancyDeviceSpec& device, OccupancyResult& resu
   result.pool = pool;
 }
 
+// `result` refused because not one threadgroup fits on a core (a core with fewer thread slots,
+// simdgroup slots, threadgroup memory or register-table threads than one threadgroup takes),
+// naming the first such limit. The on-chip pool never refuses: it counts an oversized
+// threadgroup as 1.
+OccupancyResult refused_as_too_large(OccupancyResult result) {
+  for (const OccupancyLimit& limit : result.limits) {
+    if (limit.applies && limit.resident_threadgroups == 0) {
+      result.refusal_reason =
+          fmt::format("one threadgroup needs {} {}, more than the {} a core holds ({} limit)",
+                      limit.per_threadgroup, limit.unit, limit.per_core, limit_name(limit.kind));
+      break;
+    }
+  }
+  result.refused = true;
+  result.limits.clear();
+  result.binding.clear();
+  return result;
+}
+
 }  // namespace
 
 std::string_view limit_name(LimitKind kind) {
@@ -268,6 +287,7 @@ OccupancyResult evaluate_occupancy(const OccupancyQuery& query, const OccupancyD
   }
   MARLIN_CHECK(resident != std::numeric_limits<std::int64_t>::max(),
                "the thread limit always applies");
+  if (resident == 0) return refused_as_too_large(result);
   for (const OccupancyLimit& limit : result.limits) {
     if (limit.applies && limit.resident_threadgroups == resident) {
       result.binding.push_back(limit.kind);

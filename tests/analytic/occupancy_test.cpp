@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "tests/analytic/test_devices.h"
 
@@ -305,6 +306,34 @@ TEST(DynamicCaching, ApiRefusalsStillApply) {
   EXPECT_TRUE(evaluate_occupancy(query(2048, 0), dynamic_occupancy()).refused);
   EXPECT_TRUE(evaluate_occupancy(query(128, 40000), dynamic_occupancy()).refused);
   EXPECT_TRUE(evaluate_occupancy(query(128, 0, 200), dynamic_occupancy()).refused);
+}
+
+// Why `device` refuses a threadgroup of 128 threads (4 simdgroups); a refusal leaves no
+// limits, binding or resident threadgroups.
+std::string refusal_of_128_threads(const OccupancyDeviceSpec& device) {
+  const OccupancyResult r = evaluate_occupancy(query(128, 0), device);
+  EXPECT_TRUE(r.refused);
+  EXPECT_EQ(r.resident_threadgroups, 0);
+  EXPECT_TRUE(r.limits.empty());
+  EXPECT_TRUE(r.binding.empty());
+  return r.refusal_reason;
+}
+
+// A core smaller than one threadgroup (only a spec built in code; profile checks keep the
+// per-threadgroup limits within the per-core ones): 128 threads against 64 thread slots, or 4
+// simdgroups against 3 slots, leave no threadgroup resident, so the launch is refused.
+TEST(Occupancy, ACoreSmallerThanOneThreadgroupRefuses) {
+  OccupancyDeviceSpec few_threads = dynamic_occupancy();
+  few_threads.limits.max_threads_per_core = 64;
+  EXPECT_EQ(refusal_of_128_threads(few_threads),
+            "one threadgroup needs 128 threads, more than the 64 a core holds (threads limit)");
+  OccupancyDeviceSpec few_simdgroups = static_occupancy();
+  few_simdgroups.limits.max_simdgroups_per_core = 3;
+  EXPECT_EQ(refusal_of_128_threads(few_simdgroups),
+            "one threadgroup needs 4 simdgroups, more than the 3 a core holds (simdgroups limit)");
+  // One slot more fits exactly one threadgroup.
+  few_simdgroups.limits.max_simdgroups_per_core = 4;
+  EXPECT_EQ(evaluate_occupancy(query(128, 0), few_simdgroups).resident_threadgroups, 1);
 }
 
 }  // namespace

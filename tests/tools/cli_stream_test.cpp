@@ -103,11 +103,13 @@ TEST(CliStream, RefusalsGiveTheSameErrorStreamedAsWhole) {
   const std::string engine = error_of(narrow, request, true);
   EXPECT_THAT(engine, HasSubstr("128 threads per threadgroup exceed the device limit of 64"));
   EXPECT_EQ(engine, error_of(narrow, request, false));
-  // The replay refuses it: a core holds fewer threads than a threadgroup, so none is resident.
+  // The occupancy rule refuses it: a core holds fewer threads than a threadgroup.
   model::DeviceSpec small = model::load_device("m4max");
   small.limits.max_threads_per_core = 64;
   const std::string occupancy = error_of(small, request, true);
-  EXPECT_THAT(occupancy, HasSubstr("resident_threadgroups_per_core must be at least 1 (got 0)"));
+  EXPECT_THAT(occupancy,
+              HasSubstr("m4max refuses marlin_gemm_fused_fp4_64x64x32: one threadgroup needs "
+                        "128 threads, more than the 64 a core holds (threads limit)"));
   EXPECT_EQ(occupancy, error_of(small, request, false));
 }
 
