@@ -172,9 +172,9 @@ void add_dynamic_limits(const OccupancyDeviceSpec& device, OccupancyResult& resu
 }
 
 // `result` refused because not one threadgroup fits on a core (a core with fewer thread slots,
-// simdgroup slots, threadgroup memory or register-table threads than one threadgroup takes),
-// naming the first such limit. The on-chip pool never refuses: it counts an oversized
-// threadgroup as 1.
+// simdgroup slots or register-table threads than one threadgroup takes), naming the first such
+// limit. Threadgroup memory over a core's is refused earlier (refusal_of), and the on-chip pool
+// never refuses: it counts an oversized threadgroup as 1.
 OccupancyResult refused_as_too_large(OccupancyResult result) {
   for (const OccupancyLimit& limit : result.limits) {
     if (limit.applies && limit.resident_threadgroups == 0) {
