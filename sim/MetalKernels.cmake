@@ -29,7 +29,11 @@ function(marlin_add_metal_kernels target)
   target_link_libraries(${target} PUBLIC marlin_sim)
   # Kernel sources ignore Metal attributes ([[buffer(0)]] etc.) as unknown C++ attributes.
   # Metal's loop pragmas (#pragma unroll, #pragma clang loop) mean nothing to GCC.
-  target_compile_options(${target} PRIVATE -Wno-attributes -Wno-unknown-pragmas)
+  # A kernel helper that stays a call returns its counted value (value and chain tag, 16 bytes)
+  # through the stack, which stalls store forwarding on every return; a higher inline limit
+  # inlines the small ones, as Metal's compiler does (docs/performance.md).
+  target_compile_options(${target} PRIVATE -Wno-attributes -Wno-unknown-pragmas
+                                           -finline-limit=2000)
   if(MARLIN_WERROR)
     # Unused helpers and parameters are normal in kernel sources shared with Metal.
     target_compile_options(${target} PRIVATE -Wall -Werror -Wno-unused-parameter
