@@ -22,6 +22,14 @@ constexpr std::array<double, 8> kMagnitudes = {magnitude(0), magnitude(1), magni
                                                magnitude(3), magnitude(4), magnitude(5),
                                                magnitude(6), magnitude(7)};
 
+// Element c (1..7): halfway between magnitudes c - 1 and c.
+constexpr std::array<double, 8> midpoints() {
+  std::array<double, 8> m{};
+  for (std::size_t c = 1; c < m.size(); ++c) m[c] = (kMagnitudes[c - 1] + kMagnitudes[c]) / 2;
+  return m;
+}
+constexpr std::array<double, 8> kMidpoints = midpoints();
+
 }  // namespace
 
 float decode_e2m1(std::uint8_t code) {
@@ -34,18 +42,14 @@ std::uint8_t encode_e2m1(double x) {
   const std::uint8_t sign = std::signbit(x) ? kSignBit : 0;
   const double a = std::fabs(x);
   if (a >= kE2M1Max) return sign | kMagnitudeMask;
-  // Nearest of the 8 magnitudes. The distances to the two magnitudes around a are exact
-  // (neighbouring magnitudes are within a factor 2, so the subtraction is exact), so ties are
-  // detected exactly; on a tie the even code (mantissa bit 0) wins.
+  // Nearest of the 8 magnitudes: a passes the midpoint below magnitude `code` when above it,
+  // or on it (a tie) when `code` is even (mantissa bit 0). The midpoints are exact in double,
+  // so ties are detected exactly, and they increase with the code, so the codes passed count
+  // up to the nearest one.
   std::uint8_t best = 0;
-  double best_distance = a;
   for (std::uint8_t code = 1; code <= kMagnitudeMask; ++code) {
-    const double distance = std::fabs(a - kMagnitudes[code]);
-    const bool tie_to_even = distance == best_distance && (code & 0x1) == 0;
-    if (distance < best_distance || tie_to_even) {
-      best = code;
-      best_distance = distance;
-    }
+    const double midpoint = kMidpoints[code];
+    if (a > midpoint || (a == midpoint && (code & 0x1) == 0)) best = code;
   }
   return sign | best;
 }

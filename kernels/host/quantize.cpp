@@ -40,14 +40,9 @@ void check_input(std::span<const float> w, std::int64_t k, std::int64_t n,
   }
 }
 
-// Scale and zero point of a group from its values, per the rules in quantize.h.
-GroupParams choose_params(WeightFormatKind kind, std::span<const double> values) {
-  double lo = 0.0;
-  double hi = 0.0;
-  for (const double v : values) {
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
+// Scale and zero point of a group from the smallest and largest of its values (each taken
+// with 0, so lo <= 0 <= hi), per the rules in quantize.h.
+GroupParams choose_params(WeightFormatKind kind, double lo, double hi) {
   const double absmax = std::max(-lo, hi);
   GroupParams params;
   if (absmax == 0.0) return params;  // all zeros: s = 1, z = 0
@@ -104,22 +99,34 @@ PackedWeights quantize_weights(std::span<const float> w, std::int64_t k, std::in
   std::vector<Half> scales(static_cast<std::size_t>(groups * n));
   std::vector<std::uint8_t> zeros;
   if (format.has_zero_points()) zeros.resize(scales.size());
-  std::vector<double> column;
+  // Row by row within each group, so the weights are read in memory order: the smallest and
+  // largest value of every column first, then every code.
+  std::vector<double> lo(static_cast<std::size_t>(n));
+  std::vector<double> hi(static_cast<std::size_t>(n));
+  std::vector<GroupParams> params(static_cast<std::size_t>(n));
   for (std::int64_t g = 0; g < groups; ++g) {
     const std::int64_t begin = g * group;
     const std::int64_t end = std::min(k, begin + group);
-    for (std::int64_t j = 0; j < n; ++j) {
-      column.clear();
-      for (std::int64_t r = begin; r < end; ++r) {
-        column.push_back(w[static_cast<std::size_t>(r * n + j)]);
+    std::fill(lo.begin(), lo.end(), 0.0);
+    std::fill(hi.begin(), hi.end(), 0.0);
+    for (std::int64_t r = begin; r < end; ++r) {
+      const float* row = w.data() + r * n;
+      for (std::size_t j = 0; j < lo.size(); ++j) {
+        lo[j] = std::min(lo[j], static_cast<double>(row[j]));
+        hi[j] = std::max(hi[j], static_cast<double>(row[j]));
       }
-      const GroupParams params = choose_params(format.kind, column);
-      const auto at = static_cast<std::size_t>(g * n + j);
-      scales[at] = params.scale;
-      if (!zeros.empty()) zeros[at] = static_cast<std::uint8_t>(params.zero_point);
-      for (std::int64_t r = begin; r < end; ++r) {
-        codes[static_cast<std::size_t>(r * n + j)] =
-            encode(format.kind, column[static_cast<std::size_t>(r - begin)], params);
+    }
+    for (std::size_t j = 0; j < params.size(); ++j) {
+      params[j] = choose_params(format.kind, lo[j], hi[j]);
+      const std::size_t at = static_cast<std::size_t>(g * n) + j;
+      scales[at] = params[j].scale;
+      if (!zeros.empty()) zeros[at] = static_cast<std::uint8_t>(params[j].zero_point);
+    }
+    for (std::int64_t r = begin; r < end; ++r) {
+      const float* row = w.data() + r * n;
+      std::uint8_t* out = codes.data() + r * n;
+      for (std::size_t j = 0; j < params.size(); ++j) {
+        out[j] = encode(format.kind, static_cast<double>(row[j]), params[j]);
       }
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 
 #include "model/common/input_error.h"
@@ -27,24 +28,52 @@ std::string seed_message(std::uint64_t seed) {
          std::to_string(seed) + ")";
 }
 
+double RandomInputs::canonical() {
+  // One 64-bit draw scaled by 2^-64 (exact), held below 1: what std::generate_canonical<double,
+  // 53> computes from this engine, without its per-call long-double logarithms.
+  const double u = static_cast<double>(engine_()) * 0x1p-64;
+  return u < 1.0 ? u : std::nextafter(1.0, 0.0);
+}
+
 std::vector<Half> RandomInputs::uniform_half(std::int64_t count, double lo, double hi) {
-  std::uniform_real_distribution<double> dist(lo, hi);
   std::vector<Half> values(static_cast<std::size_t>(count));
-  for (Half& v : values) v = to_half(dist(engine_));
+  for (Half& v : values) v = to_half(canonical() * (hi - lo) + lo);
   return values;
 }
 
 std::vector<float> RandomInputs::uniform_float(std::int64_t count, double lo, double hi) {
-  std::uniform_real_distribution<double> dist(lo, hi);
   std::vector<float> values(static_cast<std::size_t>(count));
-  for (float& v : values) v = static_cast<float>(dist(engine_));
+  for (float& v : values) v = static_cast<float>(canonical() * (hi - lo) + lo);
   return values;
 }
 
 std::vector<float> RandomInputs::normal_float(std::int64_t count, double stddev) {
-  std::normal_distribution<double> dist(0.0, stddev);
+  // Marsaglia's polar method, each accepted pair giving two values (the second first), as
+  // std::normal_distribution<double> does.
   std::vector<float> values(static_cast<std::size_t>(count));
-  for (float& v : values) v = static_cast<float>(dist(engine_));
+  double saved = 0.0;
+  bool have_saved = false;
+  for (float& v : values) {
+    double z = 0.0;
+    if (have_saved) {
+      z = saved;
+      have_saved = false;
+    } else {
+      double x = 0.0;
+      double y = 0.0;
+      double r2 = 0.0;
+      do {
+        x = 2.0 * canonical() - 1.0;
+        y = 2.0 * canonical() - 1.0;
+        r2 = x * x + y * y;
+      } while (r2 > 1.0 || r2 == 0.0);
+      const double scale = std::sqrt(-2 * std::log(r2) / r2);
+      saved = x * scale;
+      have_saved = true;
+      z = y * scale;
+    }
+    v = static_cast<float>(z * stddev + 0.0);  // the mean, 0: as the distribution adds it
+  }
   return values;
 }
 

@@ -26,7 +26,9 @@ std::uint64_t fresh_seed();
 // "seed 1234 (rerun with MARLIN_TEST_SEED=1234)".
 std::string seed_message(std::uint64_t seed);
 
-// Seeded generator of random matrices (row-major). The same seed gives the same values.
+// Seeded generator of random matrices (row-major). The same seed gives the same values: those
+// of std::uniform_real_distribution<double> and std::normal_distribution<double> (a fresh one
+// per call) over std::mt19937_64 with that seed, as libstdc++ computes them.
 class RandomInputs {
  public:
   explicit RandomInputs(std::uint64_t seed) : seed_(seed), engine_(seed) {}
@@ -44,6 +46,9 @@ class RandomInputs {
   std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
 
  private:
+  // Uniform in [0, 1) from one draw of the engine.
+  double canonical();
+
   std::uint64_t seed_;
   std::mt19937_64 engine_;
 };

@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,36 @@ TEST(RandomInputs, SameSeedSameValuesAndRangesHold) {
     seen[c] = true;
   }
   EXPECT_EQ(distinct, 16);  // 1000 draws of 16 codes: missing one has probability < 1e-26
+}
+
+// The draws are those of the standard distributions over std::mt19937_64 (the reference): one
+// engine feeds uniform halves, uniform floats and normal floats in turn, as ProblemOperands
+// draws A and then the weights, so the engine's state after each call matches too.
+TEST(RandomInputs, DrawsWhatTheStandardDistributionsDraw) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed_message(seed));
+  RandomInputs inputs(seed);
+  std::mt19937_64 reference(seed);
+  for (int round = 0; round < 3; ++round) {
+    const std::vector<Half> a = inputs.uniform_half(4001, -1.0, 1.0);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(half_bits(a[i]), half_bits(to_half(unit(reference)))) << i;
+    }
+    const std::vector<float> f = inputs.uniform_float(999, 0.5, 4.0);
+    std::uniform_real_distribution<double> wide(0.5, 4.0);
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      ASSERT_EQ(f[i], static_cast<float>(wide(reference))) << i;
+    }
+    // An odd count leaves the second value of the last pair unused, in both.
+    const std::vector<float> w = inputs.normal_float(3001, 0.5);
+    std::normal_distribution<double> normal(0.0, 0.5);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(w[i]),
+                std::bit_cast<std::uint32_t>(static_cast<float>(normal(reference))))
+          << i;
+    }
+  }
 }
 
 TEST(RandomInputs, InputsAreNotAllZero) {
