@@ -35,15 +35,17 @@ double RandomInputs::canonical() {
   return u < 1.0 ? u : std::nextafter(1.0, 0.0);
 }
 
+double RandomInputs::uniform(double lo, double hi) { return canonical() * (hi - lo) + lo; }
+
 std::vector<Half> RandomInputs::uniform_half(std::int64_t count, double lo, double hi) {
   std::vector<Half> values(static_cast<std::size_t>(count));
-  for (Half& v : values) v = to_half(canonical() * (hi - lo) + lo);
+  for (Half& v : values) v = to_half(uniform(lo, hi));
   return values;
 }
 
 std::vector<float> RandomInputs::uniform_float(std::int64_t count, double lo, double hi) {
   std::vector<float> values(static_cast<std::size_t>(count));
-  for (float& v : values) v = static_cast<float>(canonical() * (hi - lo) + lo);
+  for (float& v : values) v = static_cast<float>(uniform(lo, hi));
   return values;
 }
 

@@ -48,6 +48,8 @@ class RandomInputs {
  private:
   // Uniform in [0, 1) from one draw of the engine.
   double canonical();
+  // Uniform in [lo, hi), as std::uniform_real_distribution<double> computes it.
+  double uniform(double lo, double hi);
 
   std::uint64_t seed_;
   std::mt19937_64 engine_;

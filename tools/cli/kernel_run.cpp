@@ -386,20 +386,23 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   double work = 0;
   // Every sample's operands are drawn at once, each on a thread of its own, before the engine
   // keeps the host's cores busy: the first sample waits for its own only.
-  std::vector<std::future<std::unique_ptr<ProblemOperands>>> drawn(samples);
-  for (std::size_t i = samples; i-- > 0;) {
+  const auto sample_problem = [&](std::size_t i) {
     kernels::GemmProblem q = p;
     q.k = plan.k_values[i];
-    drawn[i] = std::async(std::launch::async, [q, &format, seed = request.seed] {
-      return std::make_unique<ProblemOperands>(q, format, seed);
-    });
+    return q;
+  };
+  std::vector<std::future<std::unique_ptr<ProblemOperands>>> drawn(samples);
+  for (std::size_t i = samples; i-- > 0;) {
+    drawn[i] =
+        std::async(std::launch::async, [q = sample_problem(i), &format, seed = request.seed] {
+          return std::make_unique<ProblemOperands>(q, format, seed);
+        });
   }
   // The longest K first: its replay overlaps the engine's shorter run, and the replay left to
   // run alone at the end is the shortest one.
   for (std::size_t i = samples; i-- > 0;) {
     const std::int64_t k = plan.k_values[i];
-    kernels::GemmProblem q = p;
-    q.k = k;
+    const kernels::GemmProblem q = sample_problem(i);
     const std::unique_ptr<ProblemOperands> drawn_operands = drawn[i].get();
     const ProblemOperands& in = *drawn_operands;
     const Clock::time_point functional_start = Clock::now();
