@@ -4,6 +4,7 @@
 
 #include "kernels/host/code_packing.h"
 #include "kernels/host/e2m1.h"
+#include "kernels/host/widen_rows.h"
 #include "model/common/input_error.h"
 
 namespace marlin::kernels {
@@ -56,6 +57,28 @@ PackedWeights make_packed_weights(const WeightFormat& format, std::int64_t k, st
   }
   result.validate();
   return result;
+}
+
+PackedWeights widen_columns(const PackedWeights& narrow, std::int64_t n) {
+  narrow.validate();
+  if (n < narrow.n) {
+    throw InputError("widen_columns: " + std::to_string(n) + " columns cannot hold the " +
+                     std::to_string(narrow.n) + " of the weights");
+  }
+  PackedWeights wide;
+  wide.format = narrow.format;
+  wide.k = narrow.k;
+  wide.n = n;
+  wide.codes = widen_rows(narrow.codes, narrow.format.packed_rows(narrow.k), narrow.n, n);
+  const std::int64_t groups = narrow.format.group_count(narrow.k);
+  wide.scales = widen_rows(narrow.scales, groups, narrow.n, n);
+  if (narrow.format.has_zero_points()) {
+    // The narrow rows' last word pads its unused nibbles with zeros: the added columns' zeros.
+    wide.zero_points = widen_rows(narrow.zero_points, groups, zero_point_words_per_row(narrow.n),
+                                  zero_point_words_per_row(n));
+  }
+  wide.validate();
+  return wide;
 }
 
 std::vector<std::uint8_t> unpack_codes(const PackedWeights& weights) {

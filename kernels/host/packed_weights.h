@@ -43,6 +43,11 @@ PackedWeights make_packed_weights(const WeightFormat& format, std::int64_t k, st
                                   std::span<const std::uint8_t> codes, std::span<const Half> scales,
                                   std::span<const std::uint8_t> zero_points = {});
 
+// `narrow` as the first narrow.n columns of a narrow.k x n matrix. The added columns have code
+// 0, scale 0 and zero point 0, so they dequantize to zero. Throws InputError if `narrow` is
+// invalid or n < narrow.n.
+PackedWeights widen_columns(const PackedWeights& narrow, std::int64_t n);
+
 // Codes [k][n] and zero points [groups][n] back out of the packed arrays.
 std::vector<std::uint8_t> unpack_codes(const PackedWeights& weights);
 std::vector<std::uint8_t> unpack_zero_points(const PackedWeights& weights);

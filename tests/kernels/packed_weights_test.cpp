@@ -21,17 +21,26 @@ TEST(DequantizeCode, EachKind) {
   EXPECT_EQ(dequantize_code(WeightFormatKind::kInt8, 0xFE, 3.0f, 0), -6.0f);
 }
 
-TEST(MakePackedWeights, ExplicitCodesScalesAndZeros) {
-  // U4 zero point, K = 9 (ragged), N = 2, group 8: 2 groups; the second holds row 8 only.
-  const WeightFormat format{WeightFormatKind::kU4ZeroPoint, 8};
-  std::vector<std::uint8_t> codes(18);
-  for (int r = 0; r < 9; ++r) {
-    codes[r * 2 + 0] = static_cast<std::uint8_t>(r);
-    codes[r * 2 + 1] = static_cast<std::uint8_t>(15 - r);
+// U4 zero point, K = 9 (ragged), N = 2, group 8: 2 groups; the second holds row 8 only.
+struct ZeroPointExample {
+  WeightFormat format{WeightFormatKind::kU4ZeroPoint, 8};
+  std::vector<std::uint8_t> codes = std::vector<std::uint8_t>(18);
+  std::vector<Half> scales = {Half(1.0f), Half(0.5f), Half(2.0f), Half(0.25f)};
+  std::vector<std::uint8_t> zeros = {4, 12, 8, 0};
+  ZeroPointExample() {
+    for (int r = 0; r < 9; ++r) {
+      codes[r * 2 + 0] = static_cast<std::uint8_t>(r);
+      codes[r * 2 + 1] = static_cast<std::uint8_t>(15 - r);
+    }
   }
-  const std::vector<Half> scales = {Half(1.0f), Half(0.5f), Half(2.0f), Half(0.25f)};
-  const std::vector<std::uint8_t> zeros = {4, 12, 8, 0};
-  const PackedWeights p = make_packed_weights(format, 9, 2, codes, scales, zeros);
+  PackedWeights packed() const { return make_packed_weights(format, 9, 2, codes, scales, zeros); }
+};
+
+TEST(MakePackedWeights, ExplicitCodesScalesAndZeros) {
+  const ZeroPointExample example;
+  const std::vector<std::uint8_t>& codes = example.codes;
+  const std::vector<std::uint8_t>& zeros = example.zeros;
+  const PackedWeights p = example.packed();
   EXPECT_EQ(p.codes.size(), 4u);  // ceil(9 / 8) = 2 packed rows x 2 columns
   EXPECT_EQ(p.codes[0], 0x76543210u);
   EXPECT_EQ(p.codes[1], 0x89ABCDEFu);
@@ -71,6 +80,47 @@ TEST(PackedWeights, ValidateCatchesResizedArrays) {
   p.codes.pop_back();
   EXPECT_THROW(p.validate(), InputError);
   EXPECT_THROW(dequantize(p), InputError);
+}
+
+TEST(WidenColumns, KeepsTheColumnsAndAddsZeros) {
+  // The U4 zero-point weights of MakePackedWeights (K = 9, N = 2) widened to 11 columns: two
+  // zero-point words per group row instead of one.
+  const ZeroPointExample example;
+  const std::vector<std::uint8_t>& codes = example.codes;
+  const std::vector<Half>& scales = example.scales;
+  const std::vector<std::uint8_t>& zeros = example.zeros;
+  const PackedWeights wide = widen_columns(example.packed(), 11);
+  EXPECT_EQ(wide.n, 11);
+  const std::vector<std::uint8_t> wide_codes = unpack_codes(wide);
+  const std::vector<std::uint8_t> wide_zeros = unpack_zero_points(wide);
+  for (int r = 0; r < 9; ++r) {
+    for (int j = 0; j < 11; ++j) {
+      EXPECT_EQ(wide_codes[r * 11 + j], j < 2 ? codes[r * 2 + j] : 0) << r << ", " << j;
+    }
+  }
+  for (int g = 0; g < 2; ++g) {
+    for (int j = 0; j < 11; ++j) {
+      EXPECT_EQ(wide_zeros[g * 11 + j], j < 2 ? zeros[g * 2 + j] : 0) << g << ", " << j;
+      EXPECT_EQ(static_cast<float>(wide.scales[g * 11 + j]),
+                j < 2 ? static_cast<float>(scales[g * 2 + j]) : 0.0f);
+    }
+  }
+  const std::vector<float> d = dequantize(wide);
+  EXPECT_EQ(d[0 * 11 + 0], -4.0f);  // (0 - 4) * 1
+  EXPECT_EQ(d[7 * 11 + 1], -2.0f);  // (8 - 12) * 0.5
+  EXPECT_EQ(d[8 * 11 + 1], 1.75f);  // (7 - 0) * 0.25
+  for (int r = 0; r < 9; ++r) {
+    for (int j = 2; j < 11; ++j) EXPECT_EQ(d[r * 11 + j], 0.0f) << r << ", " << j;
+  }
+}
+
+TEST(WidenColumns, RejectsFewerColumns) {
+  const WeightFormat fp4{WeightFormatKind::kFp4E2M1, kPerColumnGroup};
+  const std::vector<std::uint8_t> codes(24, 1);
+  const std::vector<Half> scales = {Half(1.0f), Half(1.0f)};
+  const PackedWeights p = make_packed_weights(fp4, 12, 2, codes, scales);
+  EXPECT_EQ(widen_columns(p, 2).codes, p.codes);
+  EXPECT_THROW(widen_columns(p, 1), InputError);
 }
 
 }  // namespace

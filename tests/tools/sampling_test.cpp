@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "kernels/launch/kernel_catalog.h"
 #include "model/device/profile_loader.h"
 
@@ -166,6 +170,62 @@ TEST(Sampling, StripedKernelTakesEveryCoresThThreadgroup) {
   EXPECT_EQ(main_grid(striped, p).x, 16u);
   plan = plan_sampling(device, striped, p, 128, main_grid(striped, p), 1);
   EXPECT_EQ(plan.slice.x, 0u);
+}
+
+// The rows of A and columns of W that the threadgroups `slice` runs read, by enumerating them:
+// threadgroup (x, y) of a tiled grid reads rows [y tm, (y + 1) tm) and columns
+// [x tn, (x + 1) tn), clipped to the problem.
+OperandRegion enumerated_region(const kernels::GemmKernel& kernel, const kernels::GemmProblem& p,
+                                const sim::ThreadgroupSlice& slice) {
+  const sim::Dim3 grid = main_grid(kernel, p);
+  OperandRegion region;
+  std::uint64_t linear = 0;
+  for (std::uint32_t y = 0; y < grid.y; ++y) {
+    for (std::uint32_t x = 0; x < grid.x; ++x) {
+      if (!slice.runs(linear++, x, y, 0)) continue;
+      region.rows = std::max(region.rows, std::min(p.m, std::int64_t{y + 1} * kernel.tile.tm));
+      region.columns =
+          std::max(region.columns, std::min(p.n, std::int64_t{x + 1} * kernel.tile.tn));
+    }
+  }
+  return region;
+}
+
+TEST(Sampling, OperandRegionCoversTheSlicesThreadgroups) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  const kernels::GemmKernel tall =
+      kernels::find_gemm_kernel("marlin_gemm_fp4", analytic::Tile{128, 64, 16});
+  const std::vector<std::pair<kernels::GemmKernel, kernels::GemmProblem>> cases = {
+      {fused_64x64x32(), {.m = 4096, .n = 4096, .k = 4096}},  // 103 threadgroups: 10 x 11
+      {fused_64x64x32(), {.m = 16, .n = 4096, .k = 4096}},    // one row of tiles
+      {fused_64x64x32(), {.m = 1000, .n = 4000, .k = 2048}},  // ragged, few on the edge
+      {tall, {.m = 512, .n = 2048, .k = 2048}},
+  };
+  for (const auto& [kernel, p] : cases) {
+    const SamplingPlan plan = plan_sampling(device, kernel, p, 128, main_grid(kernel, p), 1);
+    ASSERT_NE(plan.slice.x, 0u) << p.m << "x" << p.n;
+    const OperandRegion expected = enumerated_region(kernel, p, plan.slice);
+    const OperandRegion region = slice_operand_region(kernel, p, plan.slice);
+    EXPECT_EQ(region.rows, expected.rows) << p.m << "x" << p.n;
+    EXPECT_EQ(region.columns, expected.columns) << p.m << "x" << p.n;
+    EXPECT_LT(region.rows * region.columns, p.m * p.n) << p.m << "x" << p.n;
+  }
+  // By hand: the 4096^3 slice is 103 threadgroups in a block of round(sqrt(103)) = 10 columns
+  // by 11 rows: 640 columns, 704 rows.
+  const kernels::GemmProblem big{.m = 4096, .n = 4096, .k = 4096};
+  const OperandRegion region = slice_operand_region(
+      fused_64x64x32(), big,
+      plan_sampling(device, fused_64x64x32(), big, 128, main_grid(fused_64x64x32(), big), 1).slice);
+  EXPECT_EQ(region.rows, 704);
+  EXPECT_EQ(region.columns, 640);
+  // Not sliced, or striped: the whole problem.
+  EXPECT_EQ(slice_operand_region(fused_64x64x32(), big, {}).rows, 4096);
+  EXPECT_EQ(slice_operand_region(fused_64x64x32(), big, {}).columns, 4096);
+  const kernels::GemmKernel striped =
+      kernels::find_gemm_kernel("marlin_gemm_fp4_striped", analytic::Tile{64, 64, 32});
+  const OperandRegion whole = slice_operand_region(striped, big, {.x = 1, .period = 40});
+  EXPECT_EQ(whole.rows, 4096);
+  EXPECT_EQ(whole.columns, 4096);
 }
 
 TEST(Sampling, SliceDeviceKeepsCachesAndScalesDram) {

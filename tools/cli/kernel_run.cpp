@@ -10,13 +10,13 @@
 #include <memory>
 #include <utility>
 
-#include "kernels/host/quantize.h"
 #include "kernels/host/reference_gemm.h"
 #include "kernels/host/test_inputs.h"
 #include "model/common/input_error.h"
 #include "model/timing/gpu_timing_model.h"
 #include "model/timing/trace_stream.h"
 #include "tools/cli/host_memory.h"
+#include "tools/cli/problem_operands.h"
 
 namespace marlin::cli {
 namespace {
@@ -58,34 +58,6 @@ analytic::WeightSpec analytic_weight_spec(const kernels::WeightFormat& format) {
 }
 
 namespace {
-
-// Random operands of one problem shape, drawn from `seed`, owned for the run.
-struct ProblemOperands {
-  std::vector<kernels::Half> a, b, bias;
-  std::vector<float> dense;  // the weights as the kernel sees them (FP16 only until --check)
-  kernels::PackedWeights packed;
-  kernels::GemmOperands operands;
-
-  ProblemOperands(const kernels::GemmProblem& p, const kernels::WeightFormat& format,
-                  std::uint64_t seed) {
-    kernels::RandomInputs random(seed);
-    a = random.uniform_half(p.m * p.k);
-    const std::vector<float> w = random.normal_float(p.k * p.n, 0.5);
-    operands.a = a;
-    if (format.kind == kernels::WeightFormatKind::kFp16) {
-      b = kernels::to_half_vector(w);
-      dense = kernels::to_float_vector(b);
-      operands.b = b;
-      if (p.bias) bias = random.uniform_half(p.n);
-      operands.bias = bias;
-    } else {
-      packed = kernels::quantize_weights(w, p.k, p.n, format);
-      operands.weights = &packed;
-    }
-  }
-  ProblemOperands(const ProblemOperands&) = delete;
-  ProblemOperands& operator=(const ProblemOperands&) = delete;
-};
 
 bool is_main_dispatch(const std::string& kernel) {
   return kernel.rfind("marlin_zero", 0) != 0 && kernel.rfind("marlin_reduce", 0) != 0;
@@ -391,11 +363,13 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     q.k = plan.k_values[i];
     return q;
   };
+  // Only the operands the slice reads are drawn.
+  const OperandRegion region = slice_operand_region(report.kernel, p, plan.slice);
   std::vector<std::future<std::unique_ptr<ProblemOperands>>> drawn(samples);
   for (std::size_t i = samples; i-- > 0;) {
-    drawn[i] =
-        std::async(std::launch::async, [q = sample_problem(i), &format, seed = request.seed] {
-          return std::make_unique<ProblemOperands>(q, format, seed);
+    drawn[i] = std::async(
+        std::launch::async, [q = sample_problem(i), &format, seed = request.seed, region] {
+          return std::make_unique<ProblemOperands>(q, format, seed, region.rows, region.columns);
         });
   }
   // The longest K first: its replay overlaps the engine's shorter run, and the replay left to

@@ -124,6 +124,23 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   return plan;
 }
 
+OperandRegion slice_operand_region(const kernels::GemmKernel& kernel,
+                                   const kernels::GemmProblem& problem,
+                                   const sim::ThreadgroupSlice& slice) {
+  if (slice.x == 0 || slice.period != 0 ||
+      kernel.family == kernels::GemmFamily::kMarlinFp4Striped) {
+    return {problem.m, problem.n};
+  }
+  // Block threadgroup (x, y) computes output rows [y tm, (y + 1) tm) and columns
+  // [x tn, (x + 1) tn) from those rows of A and those columns of the weights. The block's
+  // `count` threadgroups fill its rows in order: the first min(x, count) columns, and
+  // ceil(count / x) rows.
+  const std::int64_t columns = std::min(slice.x, slice.count);
+  const std::int64_t rows = std::min<std::int64_t>(slice.y, (slice.count + slice.x - 1) / slice.x);
+  return {std::min(problem.m, rows * kernel.tile.tm),
+          std::min(problem.n, columns * kernel.tile.tn)};
+}
+
 model::DeviceSpec slice_device(const model::DeviceSpec& device, int cores, double share,
                                double dram_share) {
   MARLIN_CHECK(cores >= 1 && share > 0 && share <= 1 && dram_share > 0 && dram_share <= 1,

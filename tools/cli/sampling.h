@@ -84,6 +84,18 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
                            const kernels::GemmProblem& problem, int group_size, sim::Dim3 grid,
                            int slice_cores);
 
+// The rows of A and the columns of the weights that the threadgroups of `slice` read: for a
+// block of a tiled grid, the block's tile rows and columns; otherwise the whole problem. A
+// sampled run draws only these operands and leaves the rest zero: the engine's traces, and so
+// the cycles, do not depend on the operands' values.
+struct OperandRegion {
+  std::int64_t rows = 0;
+  std::int64_t columns = 0;
+};
+OperandRegion slice_operand_region(const kernels::GemmKernel& kernel,
+                                   const kernels::GemmProblem& problem,
+                                   const sim::ThreadgroupSlice& slice);
+
 // The device the slice runs on: `cores` cores, the shared L2 port's bandwidth times `share`
 // (the slice's share of the threadgroups) and the DRAM bandwidth times `dram_share`. The L2 and
 // SLC keep their capacity.

@@ -1,0 +1,62 @@
+// The operands `run` draws: the whole problem, or the rows of A and columns of W a sampled
+// run's slice reads, the rest zero.
+#include "tools/cli/problem_operands.h"
+
+#include <gtest/gtest.h>
+
+#include "kernels/host/packed_weights.h"
+
+namespace marlin::cli {
+namespace {
+
+const kernels::WeightFormat kFp4{kernels::WeightFormatKind::kFp4E2M1, 32};
+
+TEST(ProblemOperands, RegionKeepsTheRowsOfAFullDrawAndZeroesTheRest) {
+  const kernels::GemmProblem p{.m = 24, .n = 40, .k = 64};
+  const ProblemOperands whole(p, kFp4, 7);
+  const ProblemOperands part(p, kFp4, 7, 8, 16);
+  ASSERT_EQ(part.a.size(), whole.a.size());
+  for (std::size_t i = 0; i < part.a.size(); ++i) {
+    // Rows 0..7 of A (8 x 64 values) are the first values drawn either way.
+    const float expected = i < 8 * 64 ? static_cast<float>(whole.a[i]) : 0.0f;
+    EXPECT_EQ(static_cast<float>(part.a[i]), expected) << i;
+  }
+}
+
+TEST(ProblemOperands, RegionDrawsOnlyItsWeightColumns) {
+  const kernels::GemmProblem p{.m = 24, .n = 40, .k = 64};
+  const ProblemOperands part(p, kFp4, 7, 8, 16);
+  ASSERT_EQ(part.operands.weights, &part.packed);
+  EXPECT_EQ(part.packed.k, 64);
+  EXPECT_EQ(part.packed.n, 40);
+  const std::vector<float> w = kernels::dequantize(part.packed);
+  int drawn_nonzero = 0;
+  for (std::int64_t r = 0; r < 64; ++r) {
+    for (std::int64_t j = 0; j < 40; ++j) {
+      const float value = w[static_cast<std::size_t>(r * 40 + j)];
+      if (j >= 16) {
+        EXPECT_EQ(value, 0.0f) << r << ", " << j;
+      } else if (value != 0.0f) {
+        ++drawn_nonzero;
+      }
+    }
+  }
+  // Normal draws of standard deviation 0.5 in FP4: most of the 1,024 are nonzero.
+  EXPECT_GT(drawn_nonzero, 512);
+}
+
+TEST(ProblemOperands, Fp16WeightsAreWidenedLikeThePackedOnes) {
+  const kernels::GemmProblem p{.m = 4, .n = 12, .k = 8};
+  const kernels::WeightFormat fp16{kernels::WeightFormatKind::kFp16, kernels::kPerColumnGroup};
+  const ProblemOperands part(p, fp16, 3, 4, 5);
+  ASSERT_EQ(part.b.size(), 8u * 12u);
+  for (std::size_t i = 0; i < part.b.size(); ++i) {
+    if (i % 12 >= 5) {
+      EXPECT_EQ(static_cast<float>(part.b[i]), 0.0f) << i;
+    }
+  }
+  EXPECT_EQ(part.dense.size(), part.b.size());
+}
+
+}  // namespace
+}  // namespace marlin::cli

@@ -1,0 +1,41 @@
+#include "tools/cli/problem_operands.h"
+
+#include <algorithm>
+
+#include "kernels/host/quantize.h"
+#include "kernels/host/test_inputs.h"
+#include "kernels/host/widen_rows.h"
+
+namespace marlin::cli {
+namespace {
+
+// `extent` when `part` is 0 or larger, else `part`.
+std::int64_t drawn_part(std::int64_t part, std::int64_t extent) {
+  return part <= 0 ? extent : std::min(part, extent);
+}
+
+}  // namespace
+
+ProblemOperands::ProblemOperands(const kernels::GemmProblem& p, const kernels::WeightFormat& format,
+                                 std::uint64_t seed, std::int64_t rows, std::int64_t columns) {
+  rows = drawn_part(rows, p.m);
+  columns = drawn_part(columns, p.n);
+  kernels::RandomInputs random(seed);
+  a = random.uniform_half(rows * p.k);
+  a.resize(static_cast<std::size_t>(p.m * p.k), kernels::Half{});
+  const std::vector<float> w = random.normal_float(p.k * columns, 0.5);
+  operands.a = a;
+  if (format.kind == kernels::WeightFormatKind::kFp16) {
+    b = kernels::widen_rows(kernels::to_half_vector(w), p.k, columns, p.n);
+    dense = kernels::to_float_vector(b);
+    operands.b = b;
+    if (p.bias) bias = random.uniform_half(p.n);
+    operands.bias = bias;
+  } else {
+    packed = kernels::quantize_weights(w, p.k, columns, format);
+    if (columns < p.n) packed = kernels::widen_columns(packed, p.n);
+    operands.weights = &packed;
+  }
+}
+
+}  // namespace marlin::cli
