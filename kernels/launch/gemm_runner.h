@@ -5,7 +5,8 @@
 // that Metal would refuse) and throws InputError with one line naming what is wrong; kernel
 // bugs found by the engine's sanitizers come back as sim::KernelFault (when the launch
 // options ask for it). The output buffer is poisoned before the launch, so an element the
-// kernel never writes shows up as NaN.
+// kernel never writes shows up as NaN; a sliced launch (LaunchOptions::slice), which leaves
+// most of it unwritten by design, gets a zero buffer whose pages cost nothing until written.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "kernels/host/fp16.h"
 #include "kernels/host/packed_weights.h"
 #include "kernels/host/reference_gemm.h"
+#include "kernels/host/zero_page_allocator.h"
 #include "kernels/launch/kernel_catalog.h"
 #include "sim/runtime/launch.h"
 
@@ -47,7 +49,7 @@ struct GemmDispatch {
 };
 
 struct GemmRun {
-  std::vector<Half> c;  // [m, n] row-major
+  std::vector<Half, ZeroPageAllocator<Half>> c;  // [m, n] row-major
   std::vector<GemmDispatch> dispatches;
 };
 

@@ -22,7 +22,8 @@ std::vector<Half> MarlinLinear::forward(std::span<const Half> x, std::int64_t m,
   GemmOperands operands;
   operands.a = x;
   operands.weights = &weights_;
-  return run_gemm(kernel, problem, operands, limits, options).c;
+  const GemmRun run = run_gemm(kernel, problem, operands, limits, options);
+  return {run.c.begin(), run.c.end()};
 }
 
 std::vector<Half> quantized_linear(std::span<const Half> x, std::int64_t m,

@@ -118,15 +118,49 @@ TEST(MarlinKernels, CatalogBudgetEqualsTheDeclarations) {
   }
 }
 
+// Random activations and FP4 weights (groups of 32) of a problem.
+struct Fp4Operands {
+  std::vector<Half> a;
+  PackedWeights w;
+  explicit Fp4Operands(const GemmProblem& p) {
+    RandomInputs random(fresh_seed());
+    a = random.uniform_half(p.m * p.k);
+    w = quantize_weights(random.normal_float(p.k * p.n), p.k, p.n,
+                         {WeightFormatKind::kFp4E2M1, 32});
+  }
+  GemmOperands operands() const {
+    GemmOperands out;
+    out.a = a;
+    out.weights = &w;
+    return out;
+  }
+};
+
+// A sliced launch leaves C zero outside its threadgroups' tiles (no poison: most of C is
+// unwritten by design) and computes its tiles as the whole launch does.
+TEST(MarlinKernels, SlicedLaunchWritesItsTilesIntoAZeroOutput) {
+  const GemmKernel kernel = find_gemm_kernel("marlin_gemm_fused_fp4", analytic::Tile{64, 64, 32});
+  const GemmProblem problem{192, 256, 64};  // 4 x 3 tiles
+  const Fp4Operands drawn(problem);
+  const GemmOperands operands = drawn.operands();
+  const GemmRun whole = run_gemm(kernel, problem, operands, apple_limits(), {});
+  sim::LaunchOptions sliced;
+  sliced.slice = {.x = 2, .y = 2, .count = 3};  // tiles (0, 0), (1, 0), (0, 1)
+  const GemmRun part = run_gemm(kernel, problem, operands, apple_limits(), sliced);
+  ASSERT_EQ(part.c.size(), whole.c.size());
+  EXPECT_EQ(count_poisoned(part.c), 0);
+  for (std::size_t i = 0; i < part.c.size(); ++i) {
+    const std::size_t row_tile = i / 256 / 64;
+    const std::size_t column_tile = i % 256 / 64;
+    const bool in_slice = row_tile < 2 && column_tile < 2 && column_tile + 2 * row_tile < 3;
+    ASSERT_EQ(half_bits(part.c[i]), in_slice ? half_bits(whole.c[i]) : half_bits(Half{0})) << i;
+  }
+}
+
 TEST(MarlinKernels, ResultsIdenticalAtOneAndTwoHostThreads) {
   const GemmKernel kernel = find_gemm_kernel("marlin_gemm_fused_fp4", analytic::Tile{64, 64, 32});
-  RandomInputs random(fresh_seed());
-  const std::vector<Half> a = random.uniform_half(70 * 96);
-  const PackedWeights w =
-      quantize_weights(random.normal_float(96 * 130), 96, 130, {WeightFormatKind::kFp4E2M1, 32});
-  GemmOperands operands;
-  operands.a = a;
-  operands.weights = &w;
+  const Fp4Operands drawn({70, 130, 96});
+  const GemmOperands operands = drawn.operands();
   sim::LaunchOptions one;
   sim::LaunchOptions two;
   two.host_threads = 2;
