@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace {
 // Scale and zero point chosen for one group of one column.
 struct GroupParams {
   Half scale = Half(1.0f);
+  double divisor = 1.0;  // the scale in double, what each value is divided by
   int zero_point = 0;
 };
 
@@ -63,12 +65,13 @@ GroupParams choose_params(WeightFormatKind kind, double lo, double hi) {
     case WeightFormatKind::kFp16:
       break;
   }
+  params.divisor = static_cast<double>(params.scale);
   return params;
 }
 
 // Code of one value given its group's parameters.
 std::uint8_t encode(WeightFormatKind kind, double value, const GroupParams& params) {
-  const double x = value / static_cast<double>(params.scale);
+  const double x = value / params.divisor;
   switch (kind) {
     case WeightFormatKind::kFp4E2M1:
       return encode_e2m1(x);
@@ -85,6 +88,52 @@ std::uint8_t encode(WeightFormatKind kind, double value, const GroupParams& para
   return 0;
 }
 
+// Codes, scales and zero points of columns [begin, end) of the k x n weights `w`, written at
+// their places in the [k][n] and [groups][n] arrays.
+void quantize_columns(std::span<const float> w, std::int64_t k, std::int64_t n,
+                      const WeightFormat& format, std::int64_t begin, std::int64_t end,
+                      std::span<std::uint8_t> codes, std::span<Half> scales,
+                      std::span<std::uint8_t> zeros) {
+  const std::int64_t group = format.effective_group(k);
+  const std::int64_t groups = format.group_count(k);
+  const auto width = static_cast<std::size_t>(end - begin);
+  // Row by row within each group, so the weights are read in memory order: the smallest and
+  // largest value of every column first, then every code.
+  std::vector<double> lo(width);
+  std::vector<double> hi(width);
+  std::vector<GroupParams> params(width);
+  for (std::int64_t g = 0; g < groups; ++g) {
+    const std::int64_t first_row = g * group;
+    const std::int64_t last_row = std::min(k, first_row + group);
+    std::fill(lo.begin(), lo.end(), 0.0);
+    std::fill(hi.begin(), hi.end(), 0.0);
+    for (std::int64_t r = first_row; r < last_row; ++r) {
+      const float* row = w.data() + r * n + begin;
+      for (std::size_t j = 0; j < width; ++j) {
+        lo[j] = std::min(lo[j], static_cast<double>(row[j]));
+        hi[j] = std::max(hi[j], static_cast<double>(row[j]));
+      }
+    }
+    for (std::size_t j = 0; j < width; ++j) {
+      params[j] = choose_params(format.kind, lo[j], hi[j]);
+      const std::size_t at = static_cast<std::size_t>(g * n + begin) + j;
+      scales[at] = params[j].scale;
+      if (!zeros.empty()) zeros[at] = static_cast<std::uint8_t>(params[j].zero_point);
+    }
+    for (std::int64_t r = first_row; r < last_row; ++r) {
+      const float* row = w.data() + r * n + begin;
+      std::uint8_t* out = codes.data() + r * n + begin;
+      for (std::size_t j = 0; j < width; ++j) {
+        out[j] = encode(format.kind, static_cast<double>(row[j]), params[j]);
+      }
+    }
+  }
+}
+
+// Weights from which quantize_weights splits the columns in two halves, one on a helper
+// thread: the halves write disjoint elements, so the result does not depend on the split.
+constexpr std::int64_t kParallelWeights = std::int64_t{1} << 20;
+
 }  // namespace
 
 PackedWeights quantize_weights(std::span<const float> w, std::int64_t k, std::int64_t n,
@@ -93,42 +142,32 @@ PackedWeights quantize_weights(std::span<const float> w, std::int64_t k, std::in
     throw InputError("quantize: fp16 is not a quantized weight format");
   }
   check_input(w, k, n, format);
-  const std::int64_t group = format.effective_group(k);
   const std::int64_t groups = format.group_count(k);
   std::vector<std::uint8_t> codes(static_cast<std::size_t>(k * n));
   std::vector<Half> scales(static_cast<std::size_t>(groups * n));
   std::vector<std::uint8_t> zeros;
   if (format.has_zero_points()) zeros.resize(scales.size());
-  // Row by row within each group, so the weights are read in memory order: the smallest and
-  // largest value of every column first, then every code.
-  std::vector<double> lo(static_cast<std::size_t>(n));
-  std::vector<double> hi(static_cast<std::size_t>(n));
-  std::vector<GroupParams> params(static_cast<std::size_t>(n));
-  for (std::int64_t g = 0; g < groups; ++g) {
-    const std::int64_t begin = g * group;
-    const std::int64_t end = std::min(k, begin + group);
-    std::fill(lo.begin(), lo.end(), 0.0);
-    std::fill(hi.begin(), hi.end(), 0.0);
-    for (std::int64_t r = begin; r < end; ++r) {
-      const float* row = w.data() + r * n;
-      for (std::size_t j = 0; j < lo.size(); ++j) {
-        lo[j] = std::min(lo[j], static_cast<double>(row[j]));
-        hi[j] = std::max(hi[j], static_cast<double>(row[j]));
-      }
+  const auto columns = [&](std::int64_t begin, std::int64_t end) {
+    quantize_columns(w, k, n, format, begin, end, codes, scales, zeros);
+  };
+  if (k * n < kParallelWeights || n < 2) {
+    columns(0, n);
+  } else {
+    // A scale out of FP16's range throws in either half; the sequential pass below then
+    // reports the first one in the order a sequential pass meets them.
+    std::future<void> right = std::async(std::launch::async, columns, n / 2, n);
+    bool failed = false;
+    try {
+      columns(0, n / 2);
+    } catch (const InputError&) {
+      failed = true;
     }
-    for (std::size_t j = 0; j < params.size(); ++j) {
-      params[j] = choose_params(format.kind, lo[j], hi[j]);
-      const std::size_t at = static_cast<std::size_t>(g * n) + j;
-      scales[at] = params[j].scale;
-      if (!zeros.empty()) zeros[at] = static_cast<std::uint8_t>(params[j].zero_point);
+    try {
+      right.get();
+    } catch (const InputError&) {
+      failed = true;
     }
-    for (std::int64_t r = begin; r < end; ++r) {
-      const float* row = w.data() + r * n;
-      std::uint8_t* out = codes.data() + r * n;
-      for (std::size_t j = 0; j < params.size(); ++j) {
-        out[j] = encode(format.kind, static_cast<double>(row[j]), params[j]);
-      }
-    }
+    if (failed) columns(0, n);
   }
   return make_packed_weights(format, k, n, codes, scales, zeros);
 }

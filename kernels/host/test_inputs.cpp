@@ -1,9 +1,12 @@
 #include "kernels/host/test_inputs.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <future>
 
 #include "model/common/input_error.h"
 
@@ -49,32 +52,58 @@ std::vector<float> RandomInputs::uniform_float(std::int64_t count, double lo, do
   return values;
 }
 
+void RandomInputs::draw_polar_pairs(PolarPairs& pairs, std::int64_t n) {
+  pairs.x.resize(static_cast<std::size_t>(n));
+  pairs.y.resize(static_cast<std::size_t>(n));
+  pairs.r2.resize(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < pairs.x.size(); ++i) {
+    double x = 0.0;
+    double y = 0.0;
+    double r2 = 0.0;
+    do {
+      x = 2.0 * canonical() - 1.0;
+      y = 2.0 * canonical() - 1.0;
+      r2 = x * x + y * y;
+    } while (r2 > 1.0 || r2 == 0.0);
+    pairs.x[i] = x;
+    pairs.y[i] = y;
+    pairs.r2[i] = r2;
+  }
+}
+
 std::vector<float> RandomInputs::normal_float(std::int64_t count, double stddev) {
   // Marsaglia's polar method, each accepted pair giving two values (the second first), as
-  // std::normal_distribution<double> does.
+  // std::normal_distribution<double> does. The pairs are drawn block by block on this thread
+  // (the engine's sequence); each block's logarithms and square roots run on a helper thread
+  // while the next block is drawn. The values do not depend on the split.
+  constexpr std::int64_t kBlockPairs = std::int64_t{1} << 18;
   std::vector<float> values(static_cast<std::size_t>(count));
-  double saved = 0.0;
-  bool have_saved = false;
-  for (float& v : values) {
-    double z = 0.0;
-    if (have_saved) {
-      z = saved;
-      have_saved = false;
-    } else {
-      double x = 0.0;
-      double y = 0.0;
-      double r2 = 0.0;
-      do {
-        x = 2.0 * canonical() - 1.0;
-        y = 2.0 * canonical() - 1.0;
-        r2 = x * x + y * y;
-      } while (r2 > 1.0 || r2 == 0.0);
-      const double scale = std::sqrt(-2 * std::log(r2) / r2);
-      saved = x * scale;
-      have_saved = true;
-      z = y * scale;
+  const std::int64_t pairs = (count + 1) / 2;
+  const auto transform = [&values, count, stddev](const PolarPairs& block, std::int64_t first) {
+    for (std::size_t i = 0; i < block.x.size(); ++i) {
+      const double scale = std::sqrt(-2 * std::log(block.r2[i]) / block.r2[i]);
+      const auto at = static_cast<std::size_t>(2 * first) + 2 * i;
+      // The mean, 0, added as the distribution adds it.
+      values[at] = static_cast<float>(block.y[i] * scale * stddev + 0.0);
+      if (static_cast<std::int64_t>(at) + 1 < count) {
+        values[at + 1] = static_cast<float>(block.x[i] * scale * stddev + 0.0);
+      }
     }
-    v = static_cast<float>(z * stddev + 0.0);  // the mean, 0: as the distribution adds it
+  };
+  std::array<PolarPairs, 2> blocks;
+  std::array<std::future<void>, 2> transformed;
+  for (std::int64_t first = 0, b = 0; first < pairs; first += kBlockPairs, ++b) {
+    const auto slot = static_cast<std::size_t>(b % 2);
+    if (transformed[slot].valid()) transformed[slot].get();
+    draw_polar_pairs(blocks[slot], std::min(kBlockPairs, pairs - first));
+    if (pairs <= kBlockPairs) {
+      transform(blocks[slot], first);
+    } else {
+      transformed[slot] = std::async(std::launch::async, transform, std::cref(blocks[slot]), first);
+    }
+  }
+  for (std::future<void>& pending : transformed) {
+    if (pending.valid()) pending.get();
   }
   return values;
 }

@@ -46,6 +46,12 @@ class RandomInputs {
   std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
 
  private:
+  // Accepted pairs of the polar method: x, y uniform in (-1, 1) with r2 = x^2 + y^2 in (0, 1).
+  struct PolarPairs {
+    std::vector<double> x, y, r2;
+  };
+  // The next n accepted pairs of the engine's sequence, into `pairs`.
+  void draw_polar_pairs(PolarPairs& pairs, std::int64_t n);
   // Uniform in [0, 1) from one draw of the engine.
   double canonical();
   // Uniform in [lo, hi), as std::uniform_real_distribution<double> computes it.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "kernels/host/e2m1.h"
@@ -148,6 +149,56 @@ TEST(PackFp4Weights, BadInputThrows) {
   EXPECT_THROW(pack_fp4_weights(w, 8, 2, 8), InputError);
   w[3] = 1e6f;  // 1e6 / 6 > 65504: the scale does not fit FP16
   EXPECT_THROW(pack_fp4_weights(w, 8, 2, 8), InputError);
+}
+
+// A matrix large enough to be quantized in two halves of columns on two threads gives, column
+// by column, the codes and scales of quantizing that column alone.
+TEST(QuantizeWeights, LargeMatricesMatchColumnByColumn) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed_message(seed));
+  RandomInputs random(seed);
+  const std::int64_t k = 256;
+  const std::int64_t n = 4099;  // k x n above 2^20 weights, odd halves
+  const std::vector<float> w = random.normal_float(k * n, 0.5);
+  for (const WeightFormat format : {WeightFormat{WeightFormatKind::kFp4E2M1, 32},
+                                    WeightFormat{WeightFormatKind::kU4ZeroPoint, 64}}) {
+    const PackedWeights whole = quantize_weights(w, k, n, format);
+    const std::vector<std::uint8_t> codes = unpack_codes(whole);
+    const std::vector<std::uint8_t> zeros = unpack_zero_points(whole);
+    const std::int64_t groups = format.group_count(k);
+    for (std::int64_t j = 0; j < n; j += 37) {
+      std::vector<float> column(static_cast<std::size_t>(k));
+      for (std::int64_t r = 0; r < k; ++r) column[r] = w[r * n + j];
+      const PackedWeights alone = quantize_weights(column, k, 1, format);
+      const std::vector<std::uint8_t> alone_codes = unpack_codes(alone);
+      const std::vector<std::uint8_t> alone_zeros = unpack_zero_points(alone);
+      for (std::int64_t r = 0; r < k; ++r)
+        ASSERT_EQ(codes[r * n + j], alone_codes[r]) << r << ", " << j;
+      for (std::int64_t g = 0; g < groups; ++g) {
+        ASSERT_EQ(half_bits(whole.scales[g * n + j]), half_bits(alone.scales[g])) << g << ", " << j;
+        if (!zeros.empty()) {
+          ASSERT_EQ(zeros[g * n + j], alone_zeros[g]) << g << ", " << j;
+        }
+      }
+    }
+  }
+}
+
+// With scales out of FP16's range in both halves of a large matrix, the error names the first
+// one a pass over groups, then columns, meets: group 0 of a right-half column.
+TEST(QuantizeWeights, LargeMatricesReportTheFirstBadScale) {
+  const std::int64_t k = 256;
+  const std::int64_t n = 4096;
+  std::vector<float> w(static_cast<std::size_t>(k * n), 0.25f);
+  w[static_cast<std::size_t>(200 * n + 10)] = 2e6f;  // group 6 (rows 192-223), left half
+  w[static_cast<std::size_t>(5 * n + 3000)] = 1e6f;  // group 0, right half
+  try {
+    pack_fp4_weights(w, k, n, 32);
+    FAIL() << "no InputError";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find(std::to_string(1e6 / 6.0)), std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace

@@ -70,6 +70,26 @@ TEST(RandomInputs, DrawsWhatTheStandardDistributionsDraw) {
   }
 }
 
+// Normal draws of several blocks (their logarithms on a helper thread) are the standard
+// distribution's values, in order.
+TEST(RandomInputs, LargeNormalDrawsAreTheStandardDistributions) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed_message(seed));
+  RandomInputs inputs(seed);
+  std::mt19937_64 reference(seed);
+  const std::vector<float> w = inputs.normal_float(1'572'865, 2.0);  // 3 x 2^18 pairs, odd
+  std::normal_distribution<double> normal(0.0, 2.0);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(w[i]),
+              std::bit_cast<std::uint32_t>(static_cast<float>(normal(reference))))
+        << i;
+  }
+  // The next draw starts where the standard distribution's engine stands.
+  const std::vector<Half> next = inputs.uniform_half(5);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (const Half h : next) EXPECT_EQ(half_bits(h), half_bits(to_half(unit(reference))));
+}
+
 TEST(RandomInputs, InputsAreNotAllZero) {
   RandomInputs random(fresh_seed());
   const std::vector<Half> a = random.uniform_half(64);
