@@ -18,15 +18,15 @@ namespace {
 TEST(CliSample, RunReportsHowItSampled) {
   const nlohmann::json json =
       run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
-                "--n", "4096", "--k", "1024", "--sample", "--json"});
+                "--n", "2048", "--k", "1024", "--sample", "--json"});
   const nlohmann::json& s = json.at("sampling");
-  // K = 1024 = 4 K_high: sampled at 128 and 256. 64 threadgroups over 40 cores: the busiest
-  // core runs ceil(64 / 40) = 2, the slice is 2 of 64.
+  // K = 1024 = 4 K_high: sampled at 128 and 256. 32 threadgroups over 40 cores, one per core:
+  // the slice is 1 of 32.
   EXPECT_EQ(s.at("k_values"), nlohmann::json::array({128, 256}));
   EXPECT_EQ(s.at("cores"), 1);
-  EXPECT_DOUBLE_EQ(s.at("threadgroup_share").get<double>(), 2.0 / 64);
-  // Work: 2/64 of the threadgroups at 128 + 256 of 1024 rows of K.
-  EXPECT_DOUBLE_EQ(s.at("work_fraction").get<double>(), (128.0 + 256.0) / 1024 * 2 / 64);
+  EXPECT_DOUBLE_EQ(s.at("threadgroup_share").get<double>(), 1.0 / 32);
+  // Work: 1/32 of the threadgroups at 128 + 256 of 1024 rows of K.
+  EXPECT_DOUBLE_EQ(s.at("work_fraction").get<double>(), (128.0 + 256.0) / 1024 / 32);
   EXPECT_LT(json.at("simulator").at("instructions").get<std::int64_t>(),
             json.at("simulator").at("predicted_instructions").get<std::int64_t>());
   // m4max's bandwidth is far from saturated: the slice keeps all of it.
@@ -35,20 +35,20 @@ TEST(CliSample, RunReportsHowItSampled) {
 
 TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {
   // At 4 GB/s of DRAM the decode launch is DRAM-bound, so the slice replays again with its
-  // distinct loaded bytes' share of the bandwidth. Its two threadgroups (of 64) load all of
-  // A (16 x K halves: 32 K bytes), 128 of the 4096 weight columns (4 bits each: 64 K) and
-  // their scales (one half per 128 rows: 2 K), against the problem's 32 K + 2048 K + 64 K.
+  // distinct loaded bytes' share of the bandwidth. Its threadgroup (of 32) loads all of A
+  // (16 x K halves: 32 K bytes), 64 of the 2048 weight columns (4 bits each: 32 K) and their
+  // scales (one half per 128 rows: 1 K), against the problem's 32 K + 1024 K + 32 K.
   model::DeviceSpec device = model::load_device("m4max");
   device.memory.dram_bandwidth_bytes_per_s = 4e9;
   KernelRunRequest request;
   request.kernel = "marlin_gemm_fused_fp4";
   request.tile = analytic::Tile{64, 64, 32};
-  request.problem = {.m = 16, .n = 4096, .k = 2048};
+  request.problem = {.m = 16, .n = 2048, .k = 4096};
   request.sample = true;
   const KernelRunReport report = run_kernel(device, request);
   ASSERT_TRUE(report.sampling.has_value());
-  EXPECT_DOUBLE_EQ(report.sampling->share, 2.0 / 64);
-  EXPECT_NEAR(report.sampling->dram_share, 98.0 / 2144.0, 1e-12);
+  EXPECT_DOUBLE_EQ(report.sampling->share, 1.0 / 32);
+  EXPECT_NEAR(report.sampling->dram_share, 65.0 / 1088.0, 1e-12);
   // The same run on the device's own bandwidth is not DRAM-bound.
   const KernelRunReport fast = run_kernel(model::load_device("m4max"), request);
   ASSERT_TRUE(fast.sampling.has_value());
@@ -69,17 +69,17 @@ TEST(CliSample, ReportsADramBoundReplay) {
   const std::string profile = (dir / "m4max-slow.json").string();
   const std::vector<std::string> args = {"run",      "--kernel", "marlin_gemm_fused_fp4",
                                          "--tile",   "64x64x32", "--m",
-                                         "16",       "--n",      "4096",
-                                         "--k",      "2048",     "--sample",
+                                         "16",       "--n",      "2048",
+                                         "--k",      "4096",     "--sample",
                                          "--device", profile};
   const CliResult text = run_cli(args);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   std::vector<std::string> json_args = args;
   json_args.push_back("--json");
-  // The share of the test above: 98 K of the problem's 2144 K bytes.
-  EXPECT_NEAR(run_json(json_args).at("sampling").at("dram_share").get<double>(), 98.0 / 2144.0,
+  // The share of the test above: 65 K of the problem's 1088 K bytes.
+  EXPECT_NEAR(run_json(json_args).at("sampling").at("dram_share").get<double>(), 65.0 / 1088.0,
               1e-12);
-  EXPECT_NE(text.out.find("DRAM-bound: replayed with 4.57% of the DRAM bandwidth"),
+  EXPECT_NE(text.out.find("DRAM-bound: replayed with 5.97% of the DRAM bandwidth"),
             std::string::npos);
 }
 

@@ -32,14 +32,14 @@ TEST(Sampling, KUnitIsTheStepRoundedToTheScaleGroup) {
 
 TEST(Sampling, KIsSampledOnlyWhenLongEnough) {
   const model::DeviceSpec device = model::load_device("m4max");
-  const sim::Dim3 grid = main_grid(fused_64x64x32(), {.m = 16, .n = 4096, .k = 4096});
+  const sim::Dim3 grid = main_grid(fused_64x64x32(), {.m = 16, .n = 2048, .k = 4096});
   const auto k_values = [&](std::int64_t k) {
-    return plan_sampling(device, fused_64x64x32(), {.m = 16, .n = 4096, .k = k}, 128, grid, 1)
+    return plan_sampling(device, fused_64x64x32(), {.m = 16, .n = 2048, .k = k}, 128, grid, 1)
         .k_values;
   };
   using Ks = std::vector<std::int64_t>;
-  // 64 threadgroups on 40 cores: a slice of 2. K_low = eight steps of 32 = 256, K_high = 512:
-  // 2 x (8 + 16) = 48 threadgroup-steps, within kSteadySampleWork.
+  // 32 threadgroups on 40 cores, one per core: a slice of 1. K_low = eight steps of 32 = 256,
+  // K_high = 512: 1 x (8 + 16) = 24 threadgroup-steps, within kSteadySampleWork.
   EXPECT_EQ(k_values(4096), (Ks{256, 512}));
   // 4 * 512 = 2048 is the shortest K sampled at eight steps; below it, four steps
   // (K_low = 128, K_high = 256) down to 4 * 256 = 1024.
@@ -91,14 +91,32 @@ TEST(Sampling, SliceIsTheMostLoadedCoresShareInAGridShapedBlock) {
   EXPECT_EQ(plan.slice.y, 15u);
   EXPECT_EQ(threadgroups_in_slice(plan.slice, grid), 206);
 
-  // Decode, 1 row of 64 tiles: ceil(64 / 40) = 2 threadgroups; the block is
-  // round(sqrt(2 * 64)) = 11 columns by ceil(2 / 11) = 1 row, holding the first two.
-  const kernels::GemmProblem decode{.m = 16, .n = 4096, .k = 4096};
-  plan =
-      plan_sampling(device, fused_64x64x32(), decode, 128, main_grid(fused_64x64x32(), decode), 1);
-  EXPECT_EQ(plan.slice.x, 11u);
+  // One row of 320 tiles: ceil(320 / 40) = 8 threadgroups; the block is
+  // round(sqrt(8 * 320)) = 51 columns by ceil(8 / 51) = 1 row, holding the first eight.
+  const kernels::GemmProblem wide{.m = 16, .n = 320 * 64, .k = 4096};
+  plan = plan_sampling(device, fused_64x64x32(), wide, 128, main_grid(fused_64x64x32(), wide), 1);
+  EXPECT_EQ(plan.slice.x, 51u);
   EXPECT_EQ(plan.slice.y, 1u);
-  EXPECT_EQ(threadgroups_in_slice(plan.slice, {64, 1, 1}), 2);
+  EXPECT_EQ(threadgroups_in_slice(plan.slice, {320, 1, 1}), 8);
+  // Decode, one row of 64 tiles: ceil(64 / 40) = 2 threadgroups on the busiest core, too few
+  // to share lines as the grid's do (2 to 7), and at most 128 in all: every threadgroup is
+  // simulated. Likewise 128 tiles (4 per core).
+  for (const std::int64_t tiles : {64, 128}) {
+    const kernels::GemmProblem decode{.m = 16, .n = tiles * 64, .k = 4096};
+    plan = plan_sampling(device, fused_64x64x32(), decode, 128, main_grid(fused_64x64x32(), decode),
+                         1);
+    EXPECT_EQ(plan.slice.x, 0u) << tiles;
+    EXPECT_EQ(plan.cores, 40) << tiles;
+  }
+  // 129 tiles (4 per core) and 280 tiles (7): more than 128 threadgroups, sliced all the same.
+  for (const std::int64_t tiles : {129, 280}) {
+    const kernels::GemmProblem decode{.m = 16, .n = tiles * 64, .k = 4096};
+    plan = plan_sampling(device, fused_64x64x32(), decode, 128, main_grid(fused_64x64x32(), decode),
+                         1);
+    EXPECT_EQ(threadgroups_in_slice(plan.slice, main_grid(fused_64x64x32(), decode)),
+              (tiles + 39) / 40)
+        << tiles;
+  }
 
   // Decode with 128-wide tiles: 32 threadgroups on 40 cores, one per core: the slice is one
   // threadgroup, the first.
@@ -125,13 +143,13 @@ TEST(Sampling, GridsWithManyRaggedEdgeThreadgroupsAreNotSliced) {
   EXPECT_NE(
       plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 1).slice.x,
       0u);
-  // 4 x 20 tiles (M = 200, N = 1280): the last row, 20 of 80 = 25%: not sliced.
-  p = {.m = 200, .n = 1280, .k = 4096};
+  // 4 x 80 tiles (M = 200, N = 5120): the last row, 80 of 320 = 25%: not sliced.
+  p = {.m = 200, .n = 5120, .k = 4096};
   EXPECT_EQ(
       plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 1).slice.x,
       0u);
-  // One row of 64 tiles with M = 16: every threadgroup is ragged alike: sliced.
-  p = {.m = 16, .n = 4096, .k = 4096};
+  // One row of 320 tiles with M = 16: every threadgroup is ragged alike: sliced.
+  p = {.m = 16, .n = 320 * 64, .k = 4096};
   EXPECT_NE(
       plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 1).slice.x,
       0u);
@@ -197,9 +215,9 @@ TEST(Sampling, OperandRegionCoversTheSlicesThreadgroups) {
       kernels::find_gemm_kernel("marlin_gemm_fp4", analytic::Tile{128, 64, 16});
   const std::vector<std::pair<kernels::GemmKernel, kernels::GemmProblem>> cases = {
       {fused_64x64x32(), {.m = 4096, .n = 4096, .k = 4096}},  // 103 threadgroups: 10 x 11
-      {fused_64x64x32(), {.m = 16, .n = 4096, .k = 4096}},    // one row of tiles
+      {fused_64x64x32(), {.m = 16, .n = 20480, .k = 4096}},   // one row of tiles
       {fused_64x64x32(), {.m = 1000, .n = 4000, .k = 2048}},  // ragged, few on the edge
-      {tall, {.m = 512, .n = 2048, .k = 2048}},
+      {tall, {.m = 1024, .n = 4096, .k = 2048}},  // 13 threadgroups: 10 x 2, the second row partial
   };
   for (const auto& [kernel, p] : cases) {
     const SamplingPlan plan = plan_sampling(device, kernel, p, 128, main_grid(kernel, p), 1);

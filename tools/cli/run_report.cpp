@@ -45,22 +45,28 @@ std::string k_list(const std::vector<std::int64_t>& ks) {
 void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) {
   out << fmt::format(
       "\nsampled: {} of {} cores ({:.2f}% of the threadgroups) at K = {}{}{}; {:.2f}% of the "
-      "full run's work; cycles within {:.0f}% of a full run on the tested shapes "
-      "(docs/sampling.md); occupancy, utilizations, hit rates and the breakdown are the "
+      "full run's work; cycles within {:.0f}% of a full run on the tested shapes, up to "
+      "{:.1f}% off on others measured (docs/sampling.md); occupancy, utilizations, hit rates and "
+      "the breakdown are the "
       "sampled run's\n",
       s.cores, s.device_cores, 100 * s.share, k_list(s.k_values),
       s.k_values.size() > 1 ? fmt::format(", extrapolated to {}", k) : std::string(),
       s.dram_share < 1 ? fmt::format(", DRAM-bound: replayed with {:.2f}% of the DRAM bandwidth",
                                      100 * s.dram_share)
                        : std::string(),
-      100 * s.work_fraction, 100 * s.error_bound);
+      100 * s.work_fraction, 100 * s.error_bound, 100 * kLargestMeasuredSampledError);
 }
 
 nlohmann::json sampling_json(const SamplingReport& s) {
-  return {{"k_values", s.k_values},           {"cores", s.cores},
-          {"device_cores", s.device_cores},   {"threadgroup_share", s.share},
-          {"work_fraction", s.work_fraction}, {"simulated_instructions", s.simulated_instructions},
-          {"dram_share", s.dram_share},       {"error_bound", s.error_bound}};
+  return {{"k_values", s.k_values},
+          {"cores", s.cores},
+          {"device_cores", s.device_cores},
+          {"threadgroup_share", s.share},
+          {"work_fraction", s.work_fraction},
+          {"simulated_instructions", s.simulated_instructions},
+          {"dram_share", s.dram_share},
+          {"error_bound", s.error_bound},
+          {"largest_measured_error", kLargestMeasuredSampledError}};
 }
 
 void print_trace(std::ostream& out, const TraceReport& trace) {

@@ -21,6 +21,16 @@ constexpr std::int64_t kSteadySteps = 8;
 // ragged edge of the grid.
 constexpr double kMaxEdgeShare = 0.1;
 
+// The fewest threadgroups on the busiest core for a slice of several per core: with 2 to 7,
+// the slice's few threadgroups share lines among themselves rather than with the rest of the
+// grid as the full launch's do, and the slice came out up to 4.4% slow on the shapes of
+// docs/sampling.md, where simulating every threadgroup (K sampled only) was within 1.4%.
+// Such grids are simulated whole when they have at most kMaxWholeGrid threadgroups, whose
+// four-step K samples are about the work of the 4096^3 slice (103 threadgroups); larger ones
+// keep the slice, for the selection sweep's time.
+constexpr std::int64_t kMinSlicedPerCore = 8;
+constexpr std::int64_t kMaxWholeGrid = 128;
+
 // Ops with accesses to device or constant memory (a memory op's kind is its Space).
 bool touches_device_memory(const sim::TraceOp& op) {
   return sim::has_accesses(op.op) && op.kind != static_cast<std::uint8_t>(sim::Space::kThreadgroup);
@@ -100,6 +110,7 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   // With one threadgroup per core, the slice is `plan.cores` threadgroups of a tiled grid,
   // alike; the striped kernel's first threadgroups take more of the work than the others.
   if (grid.z != 1 || count >= total || (striped && total <= cores) ||
+      (per_core > 1 && per_core < kMinSlicedPerCore && total <= kMaxWholeGrid) ||
       differing_edge_share(kernel, problem, grid) > kMaxEdgeShare) {
     plan.cores = device.gpu.cores;
   } else if (striped) {
