@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <thread>
 
 #include "model/common/input_error.h"
 #include "model/device/units.h"
@@ -19,6 +21,11 @@ std::int64_t parse_integer(const std::string& flag, const std::string& text, std
         fmt::format("--{}: expected a whole number from {} to {}, got '{}'", flag, min, max, text));
   }
   return value;
+}
+
+unsigned parse_host_threads(const std::string& text) {
+  if (text.empty()) return std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(parse_integer("host-threads", text, 1, 256));
 }
 
 std::int64_t parse_byte_count(const std::string& flag, const std::string& text) {

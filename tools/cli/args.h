@@ -13,6 +13,9 @@ namespace marlin::cli {
 std::int64_t parse_integer(const std::string& flag, const std::string& text, std::int64_t min,
                            std::int64_t max);
 
+// --host-threads: a whole number from 1 to 256, or the host's cores when `text` is empty.
+unsigned parse_host_threads(const std::string& text);
+
 // A byte count: plain digits, or a number with a unit ("4608", "4.5 KiB", "32KiB").
 std::int64_t parse_byte_count(const std::string& flag, const std::string& text);
 

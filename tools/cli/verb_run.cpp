@@ -23,7 +23,7 @@ struct RunFlags {
   std::string kernel, tile, m, n, k;
   std::string group_size = "128";
   std::string k_parallel = "1";
-  std::string threadgroups, activation, seed = "1", host_threads = "1";
+  std::string threadgroups, activation, seed = "1", host_threads;
   std::string trace, trace_cores, trace_max_events, trace_every;
   std::string plot;
   std::string sample_cores;
@@ -63,8 +63,7 @@ KernelRunRequest make_request(const po::variables_map& vm, const RunFlags& flags
           : static_cast<int>(parse_integer("group-size", flags.group_size, 8, 1 << 20));
   request.check = flags.check;
   request.seed = static_cast<std::uint64_t>(parse_integer("seed", flags.seed, 0, INT64_MAX));
-  request.host_threads =
-      static_cast<unsigned>(parse_integer("host-threads", flags.host_threads, 1, 256));
+  request.host_threads = parse_host_threads(flags.host_threads);
   request.sample = flags.sample;
   if (!flags.sample_cores.empty()) {
     if (!flags.sample) throw InputError("--sample-cores needs --sample");
@@ -138,8 +137,9 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
       ("sample-cores", po::value<std::string>(&flags.sample_cores),
        "cores the sampled run simulates (default 1)")
       ("seed", po::value<std::string>(&flags.seed)->default_value("1"), "seed of the operands")
-      ("host-threads", po::value<std::string>(&flags.host_threads)->default_value("1"),
-       "host threads for the engine (results are identical at any count)")
+      ("host-threads", po::value<std::string>(&flags.host_threads),
+       "host threads for the engine (default: the host's cores; results are identical at any "
+       "count)")
       ("max-trace-mb", po::value<std::string>(&flags.max_trace_mb),
        "bound on the engine's traces in MB (default: 3/4 of the host's memory); a run over it "
        "stops with an error")

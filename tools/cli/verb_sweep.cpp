@@ -6,7 +6,6 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "kernels/launch/kernel_catalog.h"
 #include "model/common/input_error.h"
@@ -189,10 +188,7 @@ int run_sweep_verb(const std::vector<std::string>& args, Streams streams) {
   }
   const model::DeviceSpec device = model::load_device(device_name);
   if (flags.merge.empty()) {
-    const unsigned threads =
-        flags.host_threads.empty()
-            ? std::max(1u, std::thread::hardware_concurrency())
-            : static_cast<unsigned>(parse_integer("host-threads", flags.host_threads, 1, 256));
+    const unsigned threads = parse_host_threads(flags.host_threads);
     results = run_sweep(device, spec, shard, threads, [&](std::size_t done, std::size_t total) {
       streams.err << fmt::format("\rsweep: {}/{} configurations", done, total)
                   << (done == total ? "\n" : "") << std::flush;
