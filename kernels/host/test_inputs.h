@@ -46,7 +46,7 @@ class RandomInputs {
   std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
 
  private:
-  // Accepted pairs of the polar method: x, y uniform in (-1, 1) with r2 = x^2 + y^2 in (0, 1).
+  // Accepted pairs of the polar method: x, y uniform in (-1, 1) with r2 = x^2 + y^2 in (0, 1].
   struct PolarPairs {
     std::vector<double> x, y, r2;
   };

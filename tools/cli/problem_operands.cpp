@@ -9,7 +9,7 @@
 namespace marlin::cli {
 namespace {
 
-// `extent` when `part` is 0 or larger, else `part`.
+// `part` clipped to `extent`; all of `extent` when `part` is 0 (or negative).
 std::int64_t drawn_part(std::int64_t part, std::int64_t extent) {
   return part <= 0 ? extent : std::min(part, extent);
 }

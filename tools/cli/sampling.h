@@ -17,12 +17,13 @@
 //   together and wait for the same fill. Its DRAM keeps the device's bandwidth, which the rest
 //   of the device's traffic barely uses, unless the prediction would read the problem's
 //   operands faster than DRAM can (saturates_dram): then the slice gets its share of the
-//   bandwidth. Slicing is skipped when many threadgroups sit on a ragged edge, when the
-//   busiest core holds 2 to 7 threadgroups (too few to share lines as the grid's do), and for
-//   a striped launch with no more threadgroups than cores (plan_sampling).
+//   bandwidth. Slicing is skipped when many threadgroups sit on a ragged edge, when a grid of
+//   at most 128 threadgroups has 2 to 7 on its busiest core (too few to share lines as the
+//   grid's do), and for a striped launch with no more threadgroups than cores (plan_sampling).
 // Contract: the cycles of a sampled run are within kSampledErrorBound of the full run's on the
 // shapes tests/tools/sampling_accuracy_test.cpp checks; the bound is a measured property of the
-// method, not a proof for every shape.
+// method, not a proof for every shape: larger shapes measured in docs/sampling.md are off by up
+// to kLargestMeasuredSampledError.
 #pragma once
 
 #include <cstdint>
@@ -81,10 +82,11 @@ sim::Dim3 main_grid(const kernels::GemmKernel& kernel, const kernels::GemmProble
 
 // Plans the sampled run of a main dispatch of `grid`. The threadgroups are sliced to
 // slice_cores cores' worth when the launch has more threadgroups than the device has cores,
-// its busiest core holds one or at least eight of them, and at most 10% of them sit on a
-// ragged edge (last row or column of a multi-row or multi-column grid). K is sampled when K >= 4
-// K_high (K_high = 2 K_low): K_low holds eight K steps when K allows it and the slice's sampled
-// work (threadgroups x K steps over both lengths) stays within kSteadySampleWork, else four.
+// its busiest core holds one or at least eight of them (any number when the grid has more than
+// 128), and at most 10% of them sit on a ragged edge (last row or column of a multi-row or
+// multi-column grid). K is sampled when K >= 4 K_high (K_high = 2 K_low): K_low holds eight K steps
+// when K allows it and the slice's sampled work (threadgroups x K steps over both lengths) stays
+// within kSteadySampleWork, else four.
 SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmKernel& kernel,
                            const kernels::GemmProblem& problem, int group_size, sim::Dim3 grid,
                            int slice_cores);
