@@ -2,6 +2,8 @@
 // leaves as calloc made them (zero). A large vector of it is written nowhere until used: the
 // operating system maps a zero page at each page's first touch, so a launch that writes a
 // corner of a large output pays only for the pages it writes.
+// Contract: default construction writes nothing, so elements are zero only in fresh storage;
+// a vector shrunk and grown again within its capacity keeps the old values (size it once).
 #pragma once
 
 #include <cstddef>
