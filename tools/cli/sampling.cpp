@@ -23,8 +23,8 @@ constexpr double kMaxEdgeShare = 0.1;
 
 // The fewest threadgroups on the busiest core for a slice of several per core: with 2 to 7,
 // the slice's few threadgroups share lines among themselves rather than with the rest of the
-// grid as the full launch's do, and the slice came out up to 4.4% slow on the shapes of
-// docs/sampling.md, where simulating every threadgroup (K sampled only) was within 1.4%.
+// grid as the full launch's do, and the slice came out 2.6% to 6.8% off on the shapes of
+// docs/sampling.md, where simulating every threadgroup (K sampled only) was within 1%.
 // Such grids are simulated whole when they have at most kMaxWholeGrid threadgroups, whose
 // four-step K samples are about the work of the 4096^3 slice (103 threadgroups); larger ones
 // keep the slice, for the selection sweep's time.
