@@ -29,6 +29,8 @@ TEST(CliSample, RunReportsHowItSampled) {
   EXPECT_DOUBLE_EQ(s.at("work_fraction").get<double>(), (128.0 + 256.0) / 1024 / 32);
   EXPECT_LT(json.at("simulator").at("instructions").get<std::int64_t>(),
             json.at("simulator").at("predicted_instructions").get<std::int64_t>());
+  // The bound on the tested shapes, and the larger error measured on others.
+  EXPECT_LT(s.at("error_bound").get<double>(), s.at("largest_measured_error").get<double>());
   // m4max's bandwidth is far from saturated: the slice keeps all of it.
   EXPECT_EQ(s.at("dram_share").get<double>(), 1.0);
 }

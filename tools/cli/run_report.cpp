@@ -47,14 +47,13 @@ void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) 
       "\nsampled: {} of {} cores ({:.2f}% of the threadgroups) at K = {}{}{}; {:.2f}% of the "
       "full run's work; cycles within {:.0f}% of a full run on the tested shapes, up to "
       "{:.1f}% off on others measured (docs/sampling.md); occupancy, utilizations, hit rates and "
-      "the breakdown are the "
-      "sampled run's\n",
+      "the breakdown are the sampled run's\n",
       s.cores, s.device_cores, 100 * s.share, k_list(s.k_values),
       s.k_values.size() > 1 ? fmt::format(", extrapolated to {}", k) : std::string(),
       s.dram_share < 1 ? fmt::format(", DRAM-bound: replayed with {:.2f}% of the DRAM bandwidth",
                                      100 * s.dram_share)
                        : std::string(),
-      100 * s.work_fraction, 100 * s.error_bound, 100 * kLargestMeasuredSampledError);
+      100 * s.work_fraction, 100 * s.error_bound, 100 * s.largest_measured_error);
 }
 
 nlohmann::json sampling_json(const SamplingReport& s) {
@@ -66,7 +65,7 @@ nlohmann::json sampling_json(const SamplingReport& s) {
           {"simulated_instructions", s.simulated_instructions},
           {"dram_share", s.dram_share},
           {"error_bound", s.error_bound},
-          {"largest_measured_error", kLargestMeasuredSampledError}};
+          {"largest_measured_error", s.largest_measured_error}};
 }
 
 void print_trace(std::ostream& out, const TraceReport& trace) {

@@ -70,6 +70,7 @@ struct SamplingReport {
   double work_fraction = 1;
   std::int64_t simulated_instructions = 0;  // simdgroup instructions the sampled runs replayed
   double error_bound = kSampledErrorBound;
+  double largest_measured_error = kLargestMeasuredSampledError;
 };
 
 // The K unit every sampled length is a multiple of: the tile's K step times the K-parallel

@@ -141,6 +141,7 @@ nlohmann::json guide_json(const std::vector<GuideAnswer>& answers) {
   }
   return {{"method", "sampled simulation (docs/sampling.md)"},
           {"error_bound", kSampledErrorBound},
+          {"largest_measured_error", kLargestMeasuredSampledError},
           {"rows", rows}};
 }
 
