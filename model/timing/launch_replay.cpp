@@ -7,6 +7,7 @@
 
 #include "model/common/input_error.h"
 #include "model/common/invariant.h"
+#include "model/timing/trace_check.h"
 
 namespace marlin::timing {
 namespace {
@@ -17,10 +18,15 @@ std::string where(const sim::LaunchHeader& header) {
   return "trace of kernel '" + header.kernel + "'";
 }
 
+std::string trace_name(const sim::LaunchHeader& header,
+                       const std::array<std::uint32_t, 3>& threadgroup, std::uint32_t simdgroup) {
+  return where(header) + ": threadgroup (" + std::to_string(threadgroup[0]) + "," +
+         std::to_string(threadgroup[1]) + "," + std::to_string(threadgroup[2]) + ") simdgroup " +
+         std::to_string(simdgroup);
+}
+
 std::string trace_name(const sim::LaunchHeader& header, const sim::SimdgroupTrace& sg) {
-  return where(header) + ": threadgroup (" + std::to_string(sg.threadgroup[0]) + "," +
-         std::to_string(sg.threadgroup[1]) + "," + std::to_string(sg.threadgroup[2]) +
-         ") simdgroup " + std::to_string(sg.simdgroup);
+  return trace_name(header, sg.threadgroup, sg.simdgroup);
 }
 
 // A streamed launch's header (waiting for it), or the whole trace's.
@@ -107,14 +113,15 @@ void LaunchReplay::index_traces() {
   binding_.resize(static_cast<std::size_t>(sgs_per_tg_));
   const auto slots = static_cast<std::size_t>(cores_ * slots_per_core_);
   if (stream_ != nullptr) {
-    // Unseen threadgroups are unknown: the ring is as long as any trace may use it, and a
-    // newly dispatched simdgroup may compete for the threadgroup-memory pipe at once (which
-    // only bounds issue-ahead more tightly; the results are the same).
-    recent_mask_ = kMaxRecentOps - 1;
+    // Unseen threadgroups are unknown: each slot's ring grows to what the traces bound to it
+    // reach (bind_streamed), and a newly dispatched simdgroup may compete for the
+    // threadgroup-memory pipe at once (which only bounds issue-ahead more tightly; the results
+    // are the same).
     first_op_threadgroup_memory_ = true;
-    recent_done_.assign(slots * kMaxRecentOps, Cycles(0));
+    slot_rings_.resize(slots);
     held_.resize(static_cast<std::size_t>(cores_ * resident_));
     held_done_.resize(held_.size());
+    readers_.resize(slots);
     return;
   }
   const auto& grid = header_.threadgroups_per_grid;
@@ -155,26 +162,12 @@ void LaunchReplay::index_traces() {
 }
 
 std::size_t LaunchReplay::check_trace(const sim::SimdgroupTrace& sg) const {
-  std::size_t reach = 1;  // ops back the deps reach, plus one
-  for (std::size_t k = 0; k < sg.ops.size(); ++k) {
-    const sim::TraceOp& op = sg.ops[k];
-    const auto at = [&] { return trace_name(header_, sg) + " op " + std::to_string(k); };
-    if (op.dep >= static_cast<std::int64_t>(k)) {
-      throw InputError(at() + ": dep " + std::to_string(op.dep) + " is not an earlier op");
-    }
-    if (op.dep >= 0) reach = std::max(reach, k - static_cast<std::size_t>(op.dep) + 1);
-    if (op.op == sim::OpClass::kAlu && op.kind >= sim::kAluKindCount) {
-      throw InputError(at() + ": ALU kind " + std::to_string(op.kind) + " is unknown");
-    }
-    if (op.op == sim::OpClass::kAlu && !sim::chain_fits_run(op)) {
-      throw InputError(at() + ": ALU chain " + std::to_string(op.chain) +
-                       " is longer than its run of " + std::to_string(op.count));
-    }
-    if (sim::has_accesses(op.op) && !sim::accesses_in_range(sg.accesses, op)) {
-      throw InputError(at() + ": accesses beyond the simdgroup's access list");
-    }
+  const auto checked = check_simdgroup_trace(sg);
+  if (const auto* defect = std::get_if<TraceDefect>(&checked)) {
+    throw InputError(trace_name(header_, sg) + " op " + std::to_string(defect->op) + ": " +
+                     defect->what);
   }
-  return reach;
+  return std::get<std::size_t>(checked);
 }
 
 void LaunchReplay::bind_traces(int core, int slot, std::uint32_t index) {
@@ -207,7 +200,7 @@ void LaunchReplay::bind_traces(int core, int slot, std::uint32_t index) {
 
 void LaunchReplay::bind_streamed(int core, int slot, std::uint32_t index) {
   const auto at = static_cast<std::size_t>(core * resident_ + slot);
-  std::vector<sim::SimdgroupTrace>& held = held_[at];
+  std::vector<StreamedTrace>& held = held_[at];
   held = stream_->take(index);
   const auto& grid = header_.threadgroups_per_grid;
   const std::array<std::uint32_t, 3> position{index % grid[0], (index / grid[0]) % grid[1],
@@ -215,33 +208,47 @@ void LaunchReplay::bind_streamed(int core, int slot, std::uint32_t index) {
   std::vector<std::size_t> reach(held.size());
   std::size_t own_ops = 0;
   for (std::size_t k = 0; k < held.size(); ++k) {
-    const sim::SimdgroupTrace& sg = held[k];
-    if (sg.threadgroup != position || sg.simdgroup >= static_cast<std::uint32_t>(sgs_per_tg_)) {
-      throw InputError(trace_name(header_, sg) + ": streamed as threadgroup " +
-                       std::to_string(index) + " or outside its threadgroup");
+    const StreamedTrace& sg = held[k];
+    if (sg.threadgroup() != position || sg.simdgroup() >= static_cast<std::uint32_t>(sgs_per_tg_)) {
+      throw InputError(trace_name(header_, sg.threadgroup(), sg.simdgroup()) +
+                       ": streamed as threadgroup " + std::to_string(index) +
+                       " or outside its threadgroup");
     }
-    TraceBinding& b = binding_[sg.simdgroup];
-    if (b.bound) throw InputError(trace_name(header_, sg) + ": appears twice");
+    TraceBinding& b = binding_[sg.simdgroup()];
+    if (b.bound) {
+      throw InputError(trace_name(header_, sg.threadgroup(), sg.simdgroup()) + ": appears twice");
+    }
     b.bound = true;
-    reach[k] = check_trace(sg);
-    if (reach[k] > kMaxRecentOps) own_ops += sg.ops.size();
+    // A packed trace passed the check when the stream packed it.
+    reach[k] = sg.packed ? sg.packed->reach : check_trace(sg.plain);
+    if (reach[k] > kMaxRecentOps) own_ops += sg.op_count();
   }
   std::vector<Cycles>& own = held_done_[at];
   own.assign(own_ops, Cycles(0));
   own_ops = 0;
   for (std::size_t k = 0; k < held.size(); ++k) {
-    const sim::SimdgroupTrace& sg = held[k];
-    TraceBinding& b = binding_[sg.simdgroup];
-    b.ops = sg.ops.data();
-    b.accesses = sg.accesses.data();
-    b.op_count = static_cast<std::uint32_t>(sg.ops.size());
+    const StreamedTrace& sg = held[k];
+    TraceBinding& b = binding_[sg.simdgroup()];
+    if (sg.packed) {
+      b.packed = &*sg.packed;
+    } else {
+      b.ops = sg.plain.ops.data();
+      b.accesses = sg.plain.accesses.data();
+    }
+    b.op_count = static_cast<std::uint32_t>(sg.op_count());
     if (reach[k] > kMaxRecentOps) {
       b.done = own.data() + own_ops;
       b.done_mask = ~std::uint32_t{0};
-      own_ops += sg.ops.size();
+      own_ops += sg.op_count();
     } else {
-      b.done = ring_of(core, slot * sgs_per_tg_ + static_cast<int>(sg.simdgroup));
-      b.done_mask = recent_mask_;
+      // A ring of at least `reach` entries: an op's dep is then never overwritten before it
+      // is read, whatever a previous threadgroup left in the ring.
+      std::vector<Cycles>& ring = slot_rings_[static_cast<std::size_t>(
+          core * slots_per_core_ + slot * sgs_per_tg_ + static_cast<int>(sg.simdgroup()))];
+      const std::size_t size = std::bit_ceil(reach[k]);
+      if (ring.size() < size) ring.resize(size);
+      b.done = ring.data();
+      b.done_mask = static_cast<std::uint32_t>(size - 1);
     }
   }
 }
@@ -375,6 +382,12 @@ void LaunchReplay::start_threadgroup(int core, int slot, Cycles t) {
     s.ops = b.ops;
     s.accesses = b.accesses;
     s.op_count = b.op_count;
+    s.unpacked = b.op_count;
+    if (b.packed != nullptr) {
+      s.reader = &readers_[static_cast<std::size_t>(core * slots_per_core_ + local)];
+      s.reader->start(*b.packed);
+      s.unpacked = 0;  // prepare_next() below unpacks the first ops
+    }
     s.done = b.done;
     s.done_mask = b.done_mask;
     s.live = true;

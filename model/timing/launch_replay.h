@@ -27,6 +27,7 @@
 #include "model/timing/dram_counter.h"
 #include "model/timing/memory_hierarchy.h"
 #include "model/timing/op_costs.h"
+#include "model/timing/packed_trace.h"
 #include "model/timing/progress_watchdog.h"
 #include "model/timing/threadgroup_memory_banks.h"
 #include "model/timing/timing_event_sink.h"
@@ -66,8 +67,14 @@ class LaunchReplay {
   static constexpr int kFirstTgPipe = static_cast<int>(Pipe::kThreadgroupMemory);
 
   struct SimdgroupSlot {
+    // Op i of the trace is ops[i & ops_mask]; an op's accesses are stored from
+    // accesses[op.first_access]. A packed trace (streamed launches) is unpacked by `reader` into
+    // its window as pc advances (prepare_next); a plain trace is read in place.
     const sim::TraceOp* ops = nullptr;
+    std::uint32_t ops_mask = ~std::uint32_t{0};
     const sim::MemAccess* accesses = nullptr;
+    PackedTraceReader* reader = nullptr;
+    std::uint32_t unpacked = 0;  // ops readable from the start (op_count for a plain trace)
     // Completion cycle of op i at done[i & done_mask]: the newest ops (a ring of the slot) or
     // every op of the trace.
     Cycles* done = nullptr;
@@ -136,6 +143,7 @@ class LaunchReplay {
   // cycles (SimdgroupSlot's fields of the same names).
   struct TraceBinding {
     bool bound = false;
+    const PackedTrace* packed = nullptr;  // or the plain trace's ops and accesses
     const sim::TraceOp* ops = nullptr;
     const sim::MemAccess* accesses = nullptr;
     std::uint32_t op_count = 0;
@@ -194,6 +202,9 @@ class LaunchReplay {
   // The pipe `op` issues to (kThreadgroupMemory for ops that access threadgroup memory).
   [[nodiscard]] Pipe pipe_of(const sim::TraceOp& op) const;
   void prepare_next(int core, int local, Cycles order_ready);
+  // Unpacks the packed trace of `g` from its pc on (PackedTraceReader::fill). Out of line:
+  // it runs once per PackedTraceReader::kAhead ops, and prepare_next() stays small.
+  [[gnu::noinline]] static void unpack_more(SimdgroupSlot& g);
   void finish_simdgroup(int core, int local, Cycles end);
   void arrive_at_barrier(int core, int local, Cycles t);
   void check_release(int core, int tg_slot);
@@ -311,11 +322,13 @@ class LaunchReplay {
   std::vector<std::size_t> done_offset_;  // per trace: first entry in done_, or kInRing
   std::vector<Cycles> done_;              // traces whose deps reach further than the ring
   std::uint32_t recent_mask_ = 0;         // ring size - 1 (a power of two)
-  std::vector<Cycles> recent_done_;       // per simdgroup slot: its ring
+  std::vector<Cycles> recent_done_;       // per simdgroup slot: its ring (whole traces)
   // Streamed launches, per threadgroup slot: the resident threadgroup's traces, and the
   // completion cycles of those whose deps reach further than the ring.
-  std::vector<std::vector<sim::SimdgroupTrace>> held_;
+  std::vector<std::vector<StreamedTrace>> held_;
   std::vector<std::vector<Cycles>> held_done_;
+  std::vector<PackedTraceReader> readers_;       // per simdgroup slot, for packed traces
+  std::vector<std::vector<Cycles>> slot_rings_;  // per simdgroup slot: its ring
   std::vector<TraceBinding> binding_;  // per simdgroup of the threadgroup being dispatched
   std::vector<SimdgroupSlot> sgs_;
   std::vector<ThreadgroupSlot> tgs_;

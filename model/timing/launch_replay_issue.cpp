@@ -120,7 +120,7 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   SimdgroupSlot& g = sg(core, local);
   Scheduler& s = scheduler(core, k);
   CoreCounters& counters = *device_.counters;
-  const sim::TraceOp& op = g.ops[g.pc];
+  const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
   const auto pipe = static_cast<std::size_t>(g.pipe);
 
   // Classify the wait since the previous issue with the pipe state before this issue.
@@ -154,7 +154,9 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
       counters.registry.increment(counters.alu_instructions);
       if (g.run_left == 0) {
         g.run_left = std::max<std::uint32_t>(op.count, 1);
-        if (g.pc == 0 || g.ops[g.pc - 1].op != sim::OpClass::kAlu) g.segment_start = t;
+        if (g.pc == 0 || g.ops[(g.pc - 1) & g.ops_mask].op != sim::OpClass::kAlu) {
+          g.segment_start = t;
+        }
       }
       if (--g.run_left > 0) {
         // More instructions of the run: independent of each other, limited by the pipe only.
@@ -230,11 +232,12 @@ void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
     finish_simdgroup(core, local, std::max(order_ready, g.last_done));
     return;
   }
-  const sim::TraceOp& op = g.ops[g.pc];
+  if (g.pc + 2 > g.unpacked && g.unpacked < g.op_count) unpack_more(g);
+  const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
   g.dep_ready = Cycles(0);
   if (op.dep >= 0) {
     g.dep_ready = g.done[static_cast<std::uint32_t>(op.dep) & g.done_mask];
-    g.dep_class = OpCosts::wait_class(g.ops[op.dep]);
+    g.dep_class = OpCosts::wait_class(g.ops[static_cast<std::uint32_t>(op.dep) & g.ops_mask]);
   }
   g.ready_at = std::max(order_ready, g.dep_ready);
   // `g` is live and not held at a barrier here: it is a grant candidate exactly when its
@@ -244,6 +247,14 @@ void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
     tgm_candidates_of(core, local) += pipe == Pipe::kThreadgroupMemory ? 1 : -1;
   }
   g.pipe = pipe;
+}
+
+void LaunchReplay::unpack_more(SimdgroupSlot& g) {
+  g.reader->fill(g.pc);
+  g.ops = g.reader->ops();
+  g.ops_mask = g.reader->mask();
+  g.accesses = g.reader->accesses();
+  g.unpacked = g.reader->end();
 }
 
 Pipe LaunchReplay::pipe_of(const sim::TraceOp& op) const {

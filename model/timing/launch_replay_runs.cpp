@@ -56,7 +56,7 @@ LaunchReplay::RunHorizons LaunchReplay::run_horizons(int core, int k, int local,
       h.any = t;
       const bool last = g.pc + 1 >= g.op_count;
       if (older || (last && may_dispatch && first_op_threadgroup_memory_) ||
-          (!last && pipe_of(g.ops[g.pc + 1]) == Pipe::kThreadgroupMemory)) {
+          (!last && pipe_of(g.ops[(g.pc + 1) & g.ops_mask]) == Pipe::kThreadgroupMemory)) {
         return {t, t};
       }
     } else {
@@ -116,7 +116,7 @@ void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
   Scheduler& s = scheduler(core, k);
   RunHorizons horizon{Cycles(-1), Cycles(-1)};  // computed when first needed
   while (g.live && !g.blocked) {
-    const sim::TraceOp& op = g.ops[g.pc];
+    const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
     if (!sim::is_compute(op.op)) return;  // its issue touches only the simdgroup
     const std::uint32_t left =
         op.op == sim::OpClass::kAlu

@@ -4,11 +4,25 @@
 
 #include <algorithm>
 #include <utility>
+#include <variant>
 
 #include "model/common/invariant.h"
+#include "model/timing/trace_check.h"
 #include "sim/runtime/trace_budget.h"
 
 namespace marlin::timing {
+
+StreamedTrace StreamedTrace::of(sim::SimdgroupTrace sg) {
+  StreamedTrace out;
+  const auto checked = check_simdgroup_trace(sg);
+  if (const auto* reach = std::get_if<std::size_t>(&checked)) out.packed = pack_trace(sg, *reach);
+  if (!out.packed) out.plain = std::move(sg);
+  return out;
+}
+
+std::uint64_t StreamedTrace::footprint() const {
+  return packed ? packed->footprint() : sim::trace_bytes(plain);
+}
 
 TraceStream::TraceStream(std::uint32_t window, LimitFor limit_for)
     : window_(window), limit_for_(std::move(limit_for)) {
@@ -28,8 +42,14 @@ void TraceStream::begin_launch(const sim::LaunchHeader& header) {
 }
 
 void TraceStream::put(std::uint32_t threadgroup, std::vector<sim::SimdgroupTrace> traces) {
+  std::vector<StreamedTrace> held;
+  held.reserve(traces.size());
+  std::uint64_t bytes = 0;
+  for (sim::SimdgroupTrace& sg : traces) {
+    held.push_back(StreamedTrace::of(std::move(sg)));
+    bytes += held.back().footprint();
+  }
   if (limit_.bytes > 0) {  // limit_ and header_ are fixed once puts begin
-    const std::uint64_t bytes = sim::trace_bytes(traces);
     if (bytes * limit_.threadgroups > limit_.bytes) {
       throw sim::TraceLimitExceeded(fmt::format(
           "kernel '{}': threadgroup {} has {:.1f} MB of traces; the replay of a streamed run "
@@ -46,7 +66,7 @@ void TraceStream::put(std::uint32_t threadgroup, std::vector<sim::SimdgroupTrace
     if (aborted_) throw TraceStreamAborted();
     MARLIN_CHECK(threadgroup >= next_take_ && !held_.contains(threadgroup),
                  "each threadgroup is put once, before the replay takes it");
-    held_.emplace(threadgroup, std::move(traces));
+    held_.emplace(threadgroup, std::move(held));
     peak_held_ = std::max(peak_held_, held_.size());
   }
   changed_.notify_all();
@@ -67,8 +87,8 @@ const sim::LaunchHeader& TraceStream::header() {
   return *header_;
 }
 
-std::vector<sim::SimdgroupTrace> TraceStream::take(std::uint32_t threadgroup) {
-  std::vector<sim::SimdgroupTrace> out;
+std::vector<StreamedTrace> TraceStream::take(std::uint32_t threadgroup) {
+  std::vector<StreamedTrace> out;
   {
     std::unique_lock lock(mutex_);
     MARLIN_CHECK(threadgroup == next_take_, "the replay takes threadgroups in order");

@@ -10,8 +10,10 @@
 // put() throw TraceStreamAborted. Thread-safe.
 //
 // Host memory: the replay holds the traces of its resident threadgroups and the stream at most
-// `window` more. A HeldLimit, computed from the launch's header in begin_launch(), bounds that:
-// put() throws sim::TraceLimitExceeded (an InputError) when a threadgroup's traces, times the
+// `window` more. put() packs each simdgroup's trace (packed_trace.h) on the engine's thread when
+// the packed form can hold it, and keeps it as it is otherwise (StreamedTrace). A HeldLimit,
+// computed from the launch's header in begin_launch(), bounds that: put() throws
+// sim::TraceLimitExceeded (an InputError) when a threadgroup's traces as held, times the
 // threadgroups held at once, would exceed the limit. Each threadgroup is judged on its own size,
 // so whether a launch is refused does not depend on host threads.
 #pragma once
@@ -26,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "model/timing/packed_trace.h"
 #include "sim/runtime/trace_sink.h"
 
 namespace marlin::timing {
@@ -33,6 +36,27 @@ namespace marlin::timing {
 class TraceStreamAborted : public std::runtime_error {
  public:
   TraceStreamAborted() : std::runtime_error("the trace stream was aborted") {}
+};
+
+// One simdgroup's trace as a stream holds it: packed when pack_trace() takes it, else as the
+// engine made it.
+struct StreamedTrace {
+  std::optional<PackedTrace> packed;
+  sim::SimdgroupTrace plain;  // empty when packed
+
+  // Packs `sg` when it passes check_simdgroup_trace() and pack_trace() takes it.
+  static StreamedTrace of(sim::SimdgroupTrace sg);
+  [[nodiscard]] const std::array<std::uint32_t, 3>& threadgroup() const {
+    return packed ? packed->threadgroup : plain.threadgroup;
+  }
+  [[nodiscard]] std::uint32_t simdgroup() const {
+    return packed ? packed->simdgroup : plain.simdgroup;
+  }
+  [[nodiscard]] std::size_t op_count() const {
+    return packed ? packed->op_count : plain.ops.size();
+  }
+  // Host memory it takes.
+  [[nodiscard]] std::uint64_t footprint() const;
 };
 
 // The most threadgroups held at once and the bytes their traces may take (0: no limit);
@@ -58,7 +82,7 @@ class TraceStream final : public sim::ThreadgroupTraceSink {
 
   // Replay side.
   const sim::LaunchHeader& header();
-  std::vector<sim::SimdgroupTrace> take(std::uint32_t threadgroup);
+  std::vector<StreamedTrace> take(std::uint32_t threadgroup);
 
   // Most threadgroups held at once so far (put and not taken).
   [[nodiscard]] std::size_t peak_held() const;
@@ -70,7 +94,7 @@ class TraceStream final : public sim::ThreadgroupTraceSink {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::optional<sim::LaunchHeader> header_;
-  std::map<std::uint32_t, std::vector<sim::SimdgroupTrace>> held_;
+  std::map<std::uint32_t, std::vector<StreamedTrace>> held_;
   std::uint32_t next_take_ = 0;
   std::size_t peak_held_ = 0;
   bool aborted_ = false;

@@ -19,6 +19,7 @@
 #include "model/analytic/occupancy.h"
 #include "model/device/profile_loader.h"
 #include "model/timing/gpu_timing_model.h"
+#include "model/timing/trace_stream.h"
 
 namespace {
 
@@ -69,6 +70,40 @@ void BM_TimingReplayDecode(benchmark::State& state) {
   replay(state, device, recorded);
 }
 BENCHMARK(BM_TimingReplayDecode)->Unit(benchmark::kMillisecond);
+
+// The same replay with the traces streamed, as a full-fidelity run replays them: held packed
+// and unpacked as the replay advances (packed_trace.h). The stream is filled, and the traces
+// packed, before the timed part.
+void BM_TimingReplayDecodeStreamed(benchmark::State& state) {
+  static const model::DeviceSpec device = model::load_device("m4max");
+  static const RecordedRun recorded = record(device, {.m = 16, .n = 2048, .k = 512});
+  const sim::LaunchTrace& trace = *recorded.input.trace;
+  const std::uint32_t sgs_per_tg = static_cast<std::uint32_t>(
+      trace.simdgroups.size() / (trace.threadgroups_per_grid[0] * trace.threadgroups_per_grid[1] *
+                                 trace.threadgroups_per_grid[2]));
+  const timing::GpuTimingModel model(device);
+  std::int64_t instructions = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    const auto threadgroups = static_cast<std::uint32_t>(trace.simdgroups.size() / sgs_per_tg);
+    timing::TraceStream stream(threadgroups);
+    stream.begin_launch({trace.kernel, trace.threadgroups_per_grid, trace.threads_per_threadgroup,
+                         trace.threadgroup_memory_bytes});
+    for (std::uint32_t tg = 0; tg < threadgroups; ++tg) {
+      stream.put(tg, {trace.simdgroups.begin() + tg * sgs_per_tg,
+                      trace.simdgroups.begin() + (tg + 1) * sgs_per_tg});
+    }
+    timing::LaunchInput input = recorded.input;
+    input.trace = nullptr;
+    input.stream = &stream;
+    state.ResumeTiming();
+    const timing::TimingResult result = model.run(input);
+    instructions = result.instructions;
+    benchmark::DoNotOptimize(result.total_cycles);
+  }
+  state.SetItemsProcessed(state.iterations() * instructions);
+}
+BENCHMARK(BM_TimingReplayDecodeStreamed)->Unit(benchmark::kMillisecond);
 
 void BM_TimingReplayOneCorePrefill(benchmark::State& state) {
   static const model::DeviceSpec device = [] {

@@ -89,6 +89,82 @@ inline sim::LaunchTrace random_launch(std::uint64_t seed, std::uint32_t max_grou
   return launch;
 }
 
+// Appends an op with a 32-lane access stored as an affine run (two records, trace.h).
+inline void add_affine_op(sim::SimdgroupTrace& sg, sim::OpClass op, std::uint16_t buffer,
+                          std::uint32_t base, std::uint32_t stride_bytes, std::int32_t dep = -1) {
+  const auto first = static_cast<std::uint32_t>(sg.accesses.size());
+  sg.accesses.push_back(sim::MemAccess{base, buffer, 4, sim::kAffineRun});
+  sg.accesses.push_back(sim::MemAccess{stride_bytes, 0, 0, 0});
+  sg.ops.push_back(sim::TraceOp{
+      .op = op, .kind = 0, .count = 32, .mask = 0xFFFFFFFFu, .dep = dep, .first_access = first});
+}
+
+// A main loop as kernels have: a random prologue, then `steps` repetitions of one random body
+// per launch (the same in every simdgroup, so barriers match) whose device accesses advance by
+// a fixed amount per step, whose threadgroup accesses alternate between two buffers (double
+// buffering), whose ALU ops depend on the body's newest load and whose matrix multiplies on
+// the previous one; each step ends at a threadgroup barrier. Then a random epilogue.
+inline void fill_looped_simdgroup(sim::SimdgroupTrace& sg, const std::vector<std::uint32_t>& body,
+                                  int steps, Random& random, std::uint32_t tg) {
+  fill_simdgroup(sg, 0, random, tg, false);
+  std::int32_t last_mma = -1;
+  for (int step = 0; step < steps; ++step) {
+    std::int32_t last_load = -1;
+    const std::uint32_t stage = 2048 * static_cast<std::uint32_t>(step % 2);
+    const std::uint32_t advance = 256 * static_cast<std::uint32_t>(step);
+    for (const std::uint32_t what : body) {
+      const auto index = static_cast<std::int32_t>(sg.ops.size());
+      switch (what % 6) {
+        case 0:
+          sg.ops.push_back(alu_op(static_cast<sim::AluKind>(what / 6 % 13),
+                                  static_cast<std::uint16_t>(1 + what % 40), last_load));
+          break;
+        case 1:
+          add_memory_op(sg, sim::OpClass::kDeviceLoad, 1, 4096 * tg + advance, 4, 4);
+          last_load = index;
+          break;
+        case 2:
+          add_affine_op(sg, sim::OpClass::kDeviceLoad, 2, 65536 * tg + 2 * advance, 16);
+          last_load = index;
+          break;
+        case 3:
+          add_memory_op(sg, sim::OpClass::kThreadgroupStore, sim::kThreadgroupBufferId,
+                        stage + 4 * (what % 7), 4, 4, last_load);
+          break;
+        case 4:
+          add_affine_op(sg, sim::OpClass::kThreadgroupLoad, sim::kThreadgroupBufferId,
+                        stage + 8 * (what % 5), 8);
+          last_load = index;
+          break;
+        default:
+          sg.ops.push_back(simple_op(sim::OpClass::kMatrixMultiply, last_mma));
+          last_mma = index;
+          break;
+      }
+    }
+    sg.ops.push_back(simple_op(sim::OpClass::kThreadgroupBarrier, last_load));
+  }
+  fill_simdgroup(sg, 0, random, tg, false);
+}
+
+// Up to `max_groups` threadgroups of 1 to 4 simdgroups running a main loop of 2 to 40 steps
+// of a body of 1 to 30 ops (fill_looped_simdgroup).
+inline sim::LaunchTrace looped_launch(std::uint64_t seed, std::uint32_t max_groups) {
+  Random random(seed);
+  const std::uint32_t groups = 1 + random.below(max_groups);
+  const std::uint32_t simdgroups = 1 + random.below(4);
+  const int steps = 2 + static_cast<int>(random.below(39));
+  std::vector<std::uint32_t> body(1 + random.below(30));
+  for (std::uint32_t& what : body) what = random.below(6 * 13 * 40);
+  sim::LaunchTrace launch = launch_of(groups, 32 * simdgroups);
+  for (std::uint32_t tg = 0; tg < groups; ++tg) {
+    for (std::uint32_t s = 0; s < simdgroups; ++s) {
+      fill_looped_simdgroup(add_simdgroup(launch, tg, s), body, steps, random, tg);
+    }
+  }
+  return launch;
+}
+
 // Everything a sink saw, in a canonical order (calls for different slots may interleave
 // differently; per slot they are in time order).
 struct SinkLog {

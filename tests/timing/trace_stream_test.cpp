@@ -89,10 +89,10 @@ TEST(TraceStreamTest, HandsThreadgroupsOverInOrder) {
   });
   EXPECT_EQ(stream.header().kernel, "k");
   for (std::uint32_t i = 0; i < 3; ++i) {
-    const std::vector<sim::SimdgroupTrace> got = stream.take(i);
+    const std::vector<StreamedTrace> got = stream.take(i);
     ASSERT_EQ(got.size(), 1u);
-    EXPECT_EQ(got[0].threadgroup[0], i);
-    EXPECT_EQ(got[0].ops.size(), i + 1);
+    EXPECT_EQ(got[0].threadgroup()[0], i);
+    EXPECT_EQ(got[0].op_count(), i + 1);
   }
   producer.join();
 }
@@ -108,7 +108,7 @@ TEST(TraceStreamTest, HoldsAtMostTheWindow) {
     });
     for (std::uint32_t i = 0; i < 20; ++i) {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
-      EXPECT_EQ(stream.take(i)[0].threadgroup[0], i);
+      EXPECT_EQ(stream.take(i)[0].threadgroup()[0], i);
     }
     producer.join();
     EXPECT_LE(stream.peak_held(), window);
@@ -166,6 +166,25 @@ TEST(TraceStreamTest, ABlockedPutThrowsOnAbort) {
   EXPECT_TRUE(put_threw);
 }
 
+// A main loop is held packed: 1,000 steps of a 32-lane load and an ALU op take 288,064 bytes
+// as the engine makes them, and pass a limit of 5 threadgroups in 20,000 bytes.
+TEST(TraceStreamTest, HoldsLoopsPacked) {
+  std::vector<sim::SimdgroupTrace> loop(1);
+  for (std::uint32_t step = 0; step < 1000; ++step) {
+    testing::add_memory_op(loop[0], sim::OpClass::kDeviceLoad, 1, 256 * step, 4, 4);
+    loop[0].ops.push_back(testing::alu_op(sim::AluKind::kFp16Fma, 12, 2 * step));
+  }
+  ASSERT_EQ(sim::trace_bytes(loop[0]), 64 + 16 * 2000 + 8 * 32000);
+  TraceStream stream(4, [](const sim::LaunchHeader&) { return HeldLimit{5, 20000, "five"}; });
+  stream.begin_launch({"k", {1, 1, 1}, {32, 1, 1}, 0});
+  stream.put(0, loop);
+  const std::vector<StreamedTrace> held = stream.take(0);
+  ASSERT_EQ(held.size(), 1u);
+  ASSERT_TRUE(held[0].packed.has_value());
+  EXPECT_LT(held[0].footprint(), 4000u);
+  EXPECT_EQ(unpack_trace(*held[0].packed), loop[0]);
+}
+
 TEST(TraceStreamTest, RefusesAnEmptyWindowAndOutOfOrderTakes) {
   EXPECT_THROW(TraceStream(0), InvariantError);
   TraceStream stream(4);
@@ -174,20 +193,31 @@ TEST(TraceStreamTest, RefusesAnEmptyWindowAndOutOfOrderTakes) {
   EXPECT_THROW(stream.take(1), InvariantError);
 }
 
+// Two device loads of 32 one-record accesses whose records are not in op order, so the stream
+// keeps the trace as it is: 64 bytes of SimdgroupTrace, 16 per op and 8 per access record
+// (trace_budget.h), by hand.
+std::vector<sim::SimdgroupTrace> unpackable_trace(std::uint32_t tg) {
+  std::vector<sim::SimdgroupTrace> out(1);
+  out[0].threadgroup = {tg, 0, 0};
+  testing::add_memory_op(out[0], sim::OpClass::kDeviceLoad, 1, 0, 4, 4);
+  testing::add_memory_op(out[0], sim::OpClass::kDeviceLoad, 1, 128, 4, 4);
+  std::swap(out[0].ops[0].first_access, out[0].ops[1].first_access);
+  return out;
+}
+
 TEST(TraceStreamTest, BoundsTheTracesHeldAtOnce) {
-  // One trace of 10 ops: 64 bytes of SimdgroupTrace and 16 per op (trace_budget.h), by hand.
-  const std::uint64_t one = 64 + 16 * 10;
-  ASSERT_EQ(sim::trace_bytes(one_trace(0, 10)[0]), one);
+  const std::uint64_t one = 64 + 16 * 2 + 8 * 64;
+  ASSERT_EQ(sim::trace_bytes(unpackable_trace(0)[0]), one);
   const auto limited = [](std::uint64_t bytes) {
     return [bytes](const sim::LaunchHeader&) { return HeldLimit{5, bytes, "five"}; };
   };
   TraceStream at_limit(4, limited(5 * one));
   at_limit.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
-  EXPECT_NO_THROW(at_limit.put(0, one_trace(0, 10)));
+  EXPECT_NO_THROW(at_limit.put(0, unpackable_trace(0)));
   TraceStream below(4, limited(5 * one - 1));
   below.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
   try {
-    below.put(1, one_trace(1, 10));
+    below.put(1, unpackable_trace(1));
     FAIL() << "expected TraceLimitExceeded";
   } catch (const sim::TraceLimitExceeded& e) {
     EXPECT_THAT(e.what(), HasSubstr("kernel 'k': threadgroup 1 has"));
@@ -204,6 +234,30 @@ TEST(TraceStreamTest, BoundsTheTracesHeldAtOnce) {
 // The random launches of the batching test (several waves on the 2-core test device), some
 // reshaped to a 2D grid, replayed whole and streamed by 1-3 producers through windows of 1 to
 // 5 threadgroups: every result field, counter and event-sink call agrees.
+// Replays `launch` whole and streamed by 1-3 producers through a window of 1 to 5
+// threadgroups: every result field, counter and event-sink call agrees.
+void expect_streamed_same_as_whole(const sim::LaunchTrace& launch, std::uint64_t seed) {
+  const int resident = 1 + static_cast<int>(seed % 4);
+  const model::DeviceSpec device = testing::test_device();
+  const TimingOptions options{
+      .issue_policy = seed % 3 == 0 ? IssuePolicy::kGreedyThenOldest : IssuePolicy::kOldestFirst,
+      .counter_window = Cycles(50)};
+  testing::RecordingSink whole_sink;
+  const TimingResult whole =
+      GpuTimingModel(device, options).run(testing::input_of(launch, resident), &whole_sink);
+
+  TraceStream stream(1 + static_cast<std::uint32_t>(seed % 5));
+  Feeder feeder(stream, launch, 1 + static_cast<int>(seed % 3), seed);
+  LaunchInput input{.stream = &stream, .resident_threadgroups_per_core = resident};
+  testing::RecordingSink streamed_sink;
+  const TimingResult streamed = GpuTimingModel(device, options).run(input, &streamed_sink);
+  feeder.join();
+  ASSERT_EQ(streamed, whole) << "seed " << seed;
+  ASSERT_TRUE(testing::log_of(streamed_sink) == testing::log_of(whole_sink)) << "seed " << seed;
+}
+
+// The random launches of the batching test (several waves on the 2-core test device), some
+// reshaped to a 2D grid.
 TEST(StreamedReplayTest, SameResultsAsTheWholeTrace) {
   for (std::uint64_t seed = 1; seed <= 120; ++seed) {
     sim::LaunchTrace launch = testing::random_launch(seed, seed > 30 ? 24 : 10);
@@ -215,23 +269,15 @@ TEST(StreamedReplayTest, SameResultsAsTheWholeTrace) {
         sg.threadgroup = {linear % (groups / 2), linear / (groups / 2), 0};
       }
     }
-    const int resident = 1 + static_cast<int>(seed % 4);
-    const model::DeviceSpec device = testing::test_device();
-    const TimingOptions options{
-        .issue_policy = seed % 3 == 0 ? IssuePolicy::kGreedyThenOldest : IssuePolicy::kOldestFirst,
-        .counter_window = Cycles(50)};
-    testing::RecordingSink whole_sink;
-    const TimingResult whole =
-        GpuTimingModel(device, options).run(testing::input_of(launch, resident), &whole_sink);
+    expect_streamed_same_as_whole(launch, seed);
+  }
+}
 
-    TraceStream stream(1 + static_cast<std::uint32_t>(seed % 5));
-    Feeder feeder(stream, launch, 1 + static_cast<int>(seed % 3), seed);
-    LaunchInput input{.stream = &stream, .resident_threadgroups_per_core = resident};
-    testing::RecordingSink streamed_sink;
-    const TimingResult streamed = GpuTimingModel(device, options).run(input, &streamed_sink);
-    feeder.join();
-    ASSERT_EQ(streamed, whole) << "seed " << seed;
-    ASSERT_TRUE(testing::log_of(streamed_sink) == testing::log_of(whole_sink)) << "seed " << seed;
+// Launches of main loops, whose streamed traces are held packed and unpacked as the replay
+// advances (packed_trace.h).
+TEST(StreamedReplayTest, PackedMainLoopsGiveTheSameResultsAsTheWholeTrace) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    expect_streamed_same_as_whole(testing::looped_launch(seed, 12), seed);
   }
 }
 

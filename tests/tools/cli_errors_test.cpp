@@ -47,9 +47,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
                   "--n", "1024", "--k", "256", "--max-trace-mb", "0"},
                  "--max-trace-mb: expected a whole number"},
-        // 16 threadgroups of about 0.5 MB of traces each, against a limit of 1 MB.
+        // 16 threadgroups of about 0.25 MB of traces each (packed; 7.7 MB as the engine makes
+        // them), against a limit of 1 MB.
         BadInput{{"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
-                  "--n", "1024", "--k", "256", "--max-trace-mb", "1"},
+                  "--n", "1024", "--k", "4096", "--max-trace-mb", "1"},
                  "over the trace limit of 1.0 MB; --sample simulates a slice"},
         BadInput{{"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
                   "--n", "1024", "--k", "256", "--host-threads", "0"},
