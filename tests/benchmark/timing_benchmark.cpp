@@ -12,10 +12,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/host/quantize.h"
-#include "kernels/host/test_inputs.h"
 #include "kernels/launch/gemm_runner.h"
 #include "kernels/launch/kernel_catalog.h"
+#include "kernels/launch/problem_operands.h"
 #include "model/analytic/occupancy.h"
 #include "model/device/profile_loader.h"
 #include "model/timing/gpu_timing_model.h"
@@ -34,16 +33,9 @@ struct RecordedRun {
 RecordedRun record(const model::DeviceSpec& device, const kernels::GemmProblem& problem) {
   const kernels::GemmKernel kernel =
       kernels::find_gemm_kernel("marlin_gemm_fused_fp4", kernels::find_marlin_tile("64x64x32"));
-  kernels::RandomInputs random(1);
-  const std::vector<kernels::Half> a = random.uniform_half(problem.m * problem.k);
-  const std::vector<float> w = random.normal_float(problem.k * problem.n, 0.5);
-  const kernels::PackedWeights packed =
-      kernels::quantize_weights(w, problem.k, problem.n, {kernel.weights, 128});
-  kernels::GemmOperands operands;
-  operands.a = a;
-  operands.weights = &packed;
+  const kernels::ProblemOperands in(problem, {kernel.weights, 128}, 1);
   RecordedRun out;
-  out.run = kernels::run_gemm(kernel, problem, operands, {1024, 32768}, sim::LaunchOptions{});
+  out.run = kernels::run_gemm(kernel, problem, in.operands, {1024, 32768}, sim::LaunchOptions{});
   const kernels::GemmDispatch& main = out.run.dispatches.back();
   const analytic::OccupancyResult occupancy =
       analytic::launch_occupancy(device, static_cast<int>(main.threads_per_threadgroup.volume()),

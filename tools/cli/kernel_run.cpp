@@ -12,11 +12,11 @@
 
 #include "kernels/host/reference_gemm.h"
 #include "kernels/host/test_inputs.h"
+#include "kernels/launch/problem_operands.h"
 #include "model/common/input_error.h"
 #include "model/timing/gpu_timing_model.h"
 #include "model/timing/trace_stream.h"
 #include "tools/cli/host_memory.h"
-#include "tools/cli/problem_operands.h"
 
 namespace marlin::cli {
 namespace {
@@ -251,7 +251,7 @@ void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
               const kernels::WeightFormat& format, std::ofstream& trace_file,
               KernelRunReport& report) {
   const kernels::GemmProblem& p = report.problem;
-  ProblemOperands in(p, format, request.seed);
+  kernels::ProblemOperands in(p, format, request.seed);
   const bool stream = request.stream_traces && !trace_file.is_open() &&
                       kernels::gemm_dispatch_count(report.kernel, p) == 1;
   const kernels::GemmRun run = stream ? run_streamed(device, request, in.operands, report)
@@ -365,20 +365,21 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   };
   // Only the operands the slice reads are drawn.
   const OperandRegion region = slice_operand_region(report.kernel, p, plan.slice);
-  std::vector<std::future<std::unique_ptr<ProblemOperands>>> drawn(samples);
+  std::vector<std::future<std::unique_ptr<kernels::ProblemOperands>>> drawn(samples);
   for (std::size_t i = samples; i-- > 0;) {
-    drawn[i] = std::async(
-        std::launch::async, [q = sample_problem(i), &format, seed = request.seed, region] {
-          return std::make_unique<ProblemOperands>(q, format, seed, region.rows, region.columns);
-        });
+    drawn[i] = std::async(std::launch::async,
+                          [q = sample_problem(i), &format, seed = request.seed, region] {
+                            return std::make_unique<kernels::ProblemOperands>(
+                                q, format, seed, region.rows, region.columns);
+                          });
   }
   // The longest K first: its replay overlaps the engine's shorter run, and the replay left to
   // run alone at the end is the shortest one.
   for (std::size_t i = samples; i-- > 0;) {
     const std::int64_t k = plan.k_values[i];
     const kernels::GemmProblem q = sample_problem(i);
-    const std::unique_ptr<ProblemOperands> drawn_operands = drawn[i].get();
-    const ProblemOperands& in = *drawn_operands;
+    const std::unique_ptr<kernels::ProblemOperands> drawn_operands = drawn[i].get();
+    const kernels::ProblemOperands& in = *drawn_operands;
     const Clock::time_point functional_start = Clock::now();
     kernels::GemmRun run =
         kernels::run_gemm(report.kernel, q, in.operands, engine_limits(device), options);

@@ -1,4 +1,5 @@
-// The random operands of one GEMM problem, drawn from a seed, as `run` simulates them.
+// The random operands of one GEMM problem, drawn from a seed: what `marlin-sim run` simulates
+// and what the kernel tests check against the reference.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 #include "kernels/host/weight_format.h"
 #include "kernels/launch/gemm_runner.h"
 
-namespace marlin::cli {
+namespace marlin::kernels {
 
 // Draws from `seed`: A uniform in [-1, 1) (M x K), W normal with standard deviation 0.5
 // (K x N), quantized to `format` (or kept in FP16), and for FP16 a uniform bias when the
@@ -17,15 +18,15 @@ namespace marlin::cli {
 // drawn (at most M and N; 0 means all): the rest is zero. Within them, A's values are those of
 // a draw of the whole problem; W's are a draw of a K x columns matrix.
 struct ProblemOperands {
-  std::vector<kernels::Half> a, b, bias;
+  std::vector<Half> a, b, bias;
   std::vector<float> dense;  // the weights as the kernel sees them (FP16 only until --check)
-  kernels::PackedWeights packed;
-  kernels::GemmOperands operands;
+  PackedWeights packed;
+  GemmOperands operands;
 
-  ProblemOperands(const kernels::GemmProblem& p, const kernels::WeightFormat& format,
-                  std::uint64_t seed, std::int64_t rows = 0, std::int64_t columns = 0);
+  ProblemOperands(const GemmProblem& p, const WeightFormat& format, std::uint64_t seed,
+                  std::int64_t rows = 0, std::int64_t columns = 0);
   ProblemOperands(const ProblemOperands&) = delete;
   ProblemOperands& operator=(const ProblemOperands&) = delete;
 };
 
-}  // namespace marlin::cli
+}  // namespace marlin::kernels

@@ -1,4 +1,4 @@
-#include "tools/cli/problem_operands.h"
+#include "kernels/launch/problem_operands.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 #include "kernels/host/test_inputs.h"
 #include "kernels/host/widen_rows.h"
 
-namespace marlin::cli {
+namespace marlin::kernels {
 namespace {
 
 // `part` clipped to `extent`; all of `extent` when `part` is 0 (or negative).
@@ -16,26 +16,26 @@ std::int64_t drawn_part(std::int64_t part, std::int64_t extent) {
 
 }  // namespace
 
-ProblemOperands::ProblemOperands(const kernels::GemmProblem& p, const kernels::WeightFormat& format,
+ProblemOperands::ProblemOperands(const GemmProblem& p, const WeightFormat& format,
                                  std::uint64_t seed, std::int64_t rows, std::int64_t columns) {
   rows = drawn_part(rows, p.m);
   columns = drawn_part(columns, p.n);
-  kernels::RandomInputs random(seed);
+  RandomInputs random(seed);
   a = random.uniform_half(rows * p.k);
-  a.resize(static_cast<std::size_t>(p.m * p.k), kernels::Half{});
+  a.resize(static_cast<std::size_t>(p.m * p.k), Half{});
   const std::vector<float> w = random.normal_float(p.k * columns, 0.5);
   operands.a = a;
-  if (format.kind == kernels::WeightFormatKind::kFp16) {
-    b = kernels::widen_rows(kernels::to_half_vector(w), p.k, columns, p.n);
-    dense = kernels::to_float_vector(b);
+  if (format.kind == WeightFormatKind::kFp16) {
+    b = widen_rows(to_half_vector(w), p.k, columns, p.n);
+    dense = to_float_vector(b);
     operands.b = b;
     if (p.bias) bias = random.uniform_half(p.n);
     operands.bias = bias;
   } else {
-    packed = kernels::quantize_weights(w, p.k, columns, format);
-    if (columns < p.n) packed = kernels::widen_columns(packed, p.n);
+    packed = quantize_weights(w, p.k, columns, format);
+    if (columns < p.n) packed = widen_columns(packed, p.n);
     operands.weights = &packed;
   }
 }
 
-}  // namespace marlin::cli
+}  // namespace marlin::kernels

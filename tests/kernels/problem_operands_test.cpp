@@ -1,18 +1,18 @@
 // The operands `run` draws: the whole problem, or the rows of A and columns of W a sampled
 // run's slice reads, the rest zero.
-#include "tools/cli/problem_operands.h"
+#include "kernels/launch/problem_operands.h"
 
 #include <gtest/gtest.h>
 
 #include "kernels/host/packed_weights.h"
 
-namespace marlin::cli {
+namespace marlin::kernels {
 namespace {
 
-const kernels::WeightFormat kFp4{kernels::WeightFormatKind::kFp4E2M1, 32};
+const WeightFormat kFp4{WeightFormatKind::kFp4E2M1, 32};
 
 TEST(ProblemOperands, RegionKeepsTheRowsOfAFullDrawAndZeroesTheRest) {
-  const kernels::GemmProblem p{.m = 24, .n = 40, .k = 64};
+  const GemmProblem p{.m = 24, .n = 40, .k = 64};
   const ProblemOperands whole(p, kFp4, 7);
   const ProblemOperands part(p, kFp4, 7, 8, 16);
   ASSERT_EQ(part.a.size(), whole.a.size());
@@ -24,12 +24,12 @@ TEST(ProblemOperands, RegionKeepsTheRowsOfAFullDrawAndZeroesTheRest) {
 }
 
 TEST(ProblemOperands, RegionDrawsOnlyItsWeightColumns) {
-  const kernels::GemmProblem p{.m = 24, .n = 40, .k = 64};
+  const GemmProblem p{.m = 24, .n = 40, .k = 64};
   const ProblemOperands part(p, kFp4, 7, 8, 16);
   ASSERT_EQ(part.operands.weights, &part.packed);
   EXPECT_EQ(part.packed.k, 64);
   EXPECT_EQ(part.packed.n, 40);
-  const std::vector<float> w = kernels::dequantize(part.packed);
+  const std::vector<float> w = dequantize(part.packed);
   int drawn_nonzero = 0;
   for (std::int64_t r = 0; r < 64; ++r) {
     for (std::int64_t j = 0; j < 40; ++j) {
@@ -46,8 +46,8 @@ TEST(ProblemOperands, RegionDrawsOnlyItsWeightColumns) {
 }
 
 TEST(ProblemOperands, Fp16WeightsAreWidenedLikeThePackedOnes) {
-  const kernels::GemmProblem p{.m = 4, .n = 12, .k = 8};
-  const kernels::WeightFormat fp16{kernels::WeightFormatKind::kFp16, kernels::kPerColumnGroup};
+  const GemmProblem p{.m = 4, .n = 12, .k = 8};
+  const WeightFormat fp16{WeightFormatKind::kFp16, kPerColumnGroup};
   const ProblemOperands part(p, fp16, 3, 4, 5);
   ASSERT_EQ(part.b.size(), 8u * 12u);
   for (std::size_t i = 0; i < part.b.size(); ++i) {
@@ -59,4 +59,4 @@ TEST(ProblemOperands, Fp16WeightsAreWidenedLikeThePackedOnes) {
 }
 
 }  // namespace
-}  // namespace marlin::cli
+}  // namespace marlin::kernels
