@@ -35,6 +35,7 @@ void TraceStream::begin_launch(const sim::LaunchHeader& header) {
     std::lock_guard lock(mutex_);
     if (aborted_) throw TraceStreamAborted();
     MARLIN_CHECK(!header_, "a trace stream carries one launch");
+    if (limit.window > 0) window_ = limit.window;
     limit_ = std::move(limit);
     header_ = header;
   }

@@ -60,11 +60,13 @@ struct StreamedTrace {
 };
 
 // The most threadgroups held at once and the bytes their traces may take (0: no limit);
-// `held` says how the count comes about, for the error message.
+// `held` says how the count comes about, for the error message. A non-zero `window` replaces
+// the stream's window for the launch (known only from its header, like its residency).
 struct HeldLimit {
   std::uint64_t threadgroups = 0;
   std::uint64_t bytes = 0;
   std::string held;
+  std::uint32_t window = 0;
 };
 
 class TraceStream final : public sim::ThreadgroupTraceSink {
@@ -88,7 +90,7 @@ class TraceStream final : public sim::ThreadgroupTraceSink {
   [[nodiscard]] std::size_t peak_held() const;
 
  private:
-  const std::uint32_t window_;
+  std::uint32_t window_;  // fixed once begin_launch() returns
   const LimitFor limit_for_;
   HeldLimit limit_;  // set before the header, read by put() after it
   mutable std::mutex mutex_;

@@ -97,23 +97,39 @@ TEST(TraceStreamTest, HandsThreadgroupsOverInOrder) {
   producer.join();
 }
 
+// A fast producer puts 20 threadgroups while a slow consumer takes each after `pause`;
+// returns the most the stream held at once.
+std::size_t peak_with_a_slow_consumer(TraceStream& stream, std::chrono::microseconds pause) {
+  std::thread producer([&] {
+    stream.begin_launch({"k", {20, 1, 1}, {32, 1, 1}, 0});
+    for (std::uint32_t i = 0; i < 20; ++i) stream.put(i, one_trace(i, 4));
+  });
+  for (std::uint32_t i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(pause);
+    EXPECT_EQ(stream.take(i)[0].threadgroup()[0], i);
+  }
+  producer.join();
+  return stream.peak_held();
+}
+
 TEST(TraceStreamTest, HoldsAtMostTheWindow) {
-  // A fast producer and a slow consumer: without the window the producer would put all 20
-  // before the consumer takes the second.
+  // Without the window the producer would put all 20 before the consumer takes the second.
   for (const std::uint32_t window : {1u, 3u}) {
     TraceStream stream(window);
-    std::thread producer([&] {
-      stream.begin_launch({"k", {20, 1, 1}, {32, 1, 1}, 0});
-      for (std::uint32_t i = 0; i < 20; ++i) stream.put(i, one_trace(i, 4));
-    });
-    for (std::uint32_t i = 0; i < 20; ++i) {
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-      EXPECT_EQ(stream.take(i)[0].threadgroup()[0], i);
-    }
-    producer.join();
-    EXPECT_LE(stream.peak_held(), window);
-    EXPECT_GE(stream.peak_held(), 1u);
+    const std::size_t peak = peak_with_a_slow_consumer(stream, std::chrono::microseconds(200));
+    EXPECT_LE(peak, window);
+    EXPECT_GE(peak, 1u);
   }
+}
+
+// The launch's limit may widen the window: 3 here, for a stream made with 1.
+TEST(TraceStreamTest, TheLimitSetsTheLaunchsWindow) {
+  TraceStream stream(1, [](const sim::LaunchHeader&) {
+    return HeldLimit{.threadgroups = 0, .bytes = 0, .held = "", .window = 3};
+  });
+  const std::size_t peak = peak_with_a_slow_consumer(stream, std::chrono::milliseconds(1));
+  EXPECT_LE(peak, 3u);
+  EXPECT_GE(peak, 2u);  // more than the stream's own window
 }
 
 TEST(TraceStreamTest, AbortReleasesBothSides) {

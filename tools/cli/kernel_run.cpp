@@ -7,6 +7,7 @@
 #include <exception>
 #include <fstream>
 #include <future>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -23,9 +24,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Threadgroups a streamed run's engine may finish ahead of the replay's next dispatch: a few
-// per host core, the same at any host thread count (it enters the trace limit's verdict).
-constexpr std::uint32_t kStreamWindow = 8;
+// Threadgroups a streamed run's engine may finish ahead of the replay's next dispatch: one
+// wave (every core's resident threadgroups), so that the engine runs the next wave while the
+// replay runs this one, and at least kMinStreamWindow. The same at any host thread count (it
+// enters the trace limit's verdict).
+constexpr std::uint32_t kMinStreamWindow = 8;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -191,20 +194,28 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
   // thread computes it before any threadgroup runs; the replay's reads it after the header).
   int resident = 0;
   const std::uint64_t trace_limit = engine_options(request).max_trace_bytes;
-  timing::TraceStream stream(kStreamWindow, [&](const sim::LaunchHeader& h) {
+  timing::TraceStream stream(kMinStreamWindow, [&](const sim::LaunchHeader& h) {
     resident = resident_threadgroups(
         dispatch_occupancy(device, h.kernel, h.thread_count(), h.threadgroup_memory_bytes),
         request.max_resident_threadgroups);
     const std::uint64_t grid = h.threadgroup_count();
-    const std::uint64_t at_once =
-        static_cast<std::uint64_t>(device.gpu.cores) * static_cast<std::uint64_t>(resident) +
-        kStreamWindow;
+    const std::uint64_t wave =
+        static_cast<std::uint64_t>(device.gpu.cores) * static_cast<std::uint64_t>(resident);
+    const auto window = static_cast<std::uint32_t>(std::max<std::uint64_t>(
+        kMinStreamWindow,
+        std::min<std::uint64_t>(wave, std::numeric_limits<std::uint32_t>::max())));
+    const std::uint64_t at_once = wave + window;
     if (grid <= at_once) {
-      return timing::HeldLimit{grid, trace_limit, fmt::format("all {} of the launch", grid)};
+      return timing::HeldLimit{.threadgroups = grid,
+                               .bytes = trace_limit,
+                               .held = fmt::format("all {} of the launch", grid),
+                               .window = window};
     }
-    return timing::HeldLimit{at_once, trace_limit,
-                             fmt::format("{} resident on each of {} cores and {} waiting", resident,
-                                         device.gpu.cores, kStreamWindow)};
+    return timing::HeldLimit{.threadgroups = at_once,
+                             .bytes = trace_limit,
+                             .held = fmt::format("{} resident on each of {} cores and {} waiting",
+                                                 resident, device.gpu.cores, window),
+                             .window = window};
   });
   sim::LaunchOptions options = engine_options(request);
   options.trace_sink = &stream;
