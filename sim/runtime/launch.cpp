@@ -11,6 +11,7 @@
 
 #include "model/common/input_error.h"
 #include "sim/runtime/kernel_registry.h"
+#include "sim/runtime/thread_priority.h"
 #include "sim/runtime/threadgroup_run.h"
 #include "sim/runtime/trace_budget.h"
 
@@ -244,7 +245,12 @@ LaunchResult launch(const LaunchSpec& spec) {
     work();
   } else {
     std::vector<std::thread> threads;
-    for (unsigned w = 0; w < workers; ++w) threads.emplace_back(work);
+    for (unsigned w = 0; w < workers; ++w) {
+      threads.emplace_back([&] {
+        if (spec.options.workers_yield) lower_this_threads_priority();
+        work();
+      });
+    }
     for (std::thread& t : threads) t.join();
   }
   if (failure) std::rethrow_exception(failure);

@@ -73,6 +73,10 @@ struct LaunchOptions {
   // Receives the traces threadgroup by threadgroup instead of the result (trace_sink.h); needs
   // `trace` and no slice. max_trace_bytes does not apply: the sink decides what it holds.
   ThreadgroupTraceSink* trace_sink = nullptr;
+  // Worker threads (host_threads > 1) run at a lower scheduling priority than the rest of the
+  // process (Linux: nice 10; ignored elsewhere), so that a thread consuming the traces as they
+  // come, such as a streamed replay, gets a core whenever it can run. Results do not change.
+  bool workers_yield = false;
 };
 
 struct LaunchSpec {

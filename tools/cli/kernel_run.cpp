@@ -219,6 +219,9 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
   });
   sim::LaunchOptions options = engine_options(request);
   options.trace_sink = &stream;
+  // The replay is one thread beside the engine's: served first, it keeps pace with the engine
+  // instead of being left a wave or more to replay after it (docs/performance.md).
+  options.workers_yield = true;
   const Clock::time_point start = Clock::now();
   std::future<timing::TimingResult> timed = std::async(std::launch::async, [&] {
     try {
