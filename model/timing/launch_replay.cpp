@@ -112,13 +112,13 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
 void LaunchReplay::index_traces() {
   binding_.resize(static_cast<std::size_t>(sgs_per_tg_));
   const auto slots = static_cast<std::size_t>(cores_ * slots_per_core_);
+  slot_rings_.resize(slots);
   if (stream_ != nullptr) {
     // Unseen threadgroups are unknown: each slot's ring grows to what the traces bound to it
     // reach (bind_streamed), and a newly dispatched simdgroup may compete for the
     // threadgroup-memory pipe at once (which only bounds issue-ahead more tightly; the results
     // are the same).
     first_op_threadgroup_memory_ = true;
-    slot_rings_.resize(slots);
     held_.resize(static_cast<std::size_t>(cores_ * resident_));
     held_done_.resize(held_.size());
     readers_.resize(slots);
@@ -131,7 +131,6 @@ void LaunchReplay::index_traces() {
   // further gets an array of its own.
   done_offset_.assign(trace_->simdgroups.size(), kInRing);
   std::size_t own_ops = 0;
-  std::uint32_t ring_reach = 1;
   for (std::size_t i = 0; i < trace_->simdgroups.size(); ++i) {
     const sim::SimdgroupTrace& sg = trace_->simdgroups[i];
     if (sg.threadgroup[0] >= grid[0] || sg.threadgroup[1] >= grid[1] ||
@@ -150,15 +149,13 @@ void LaunchReplay::index_traces() {
       first_op_threadgroup_memory_ = true;
     }
     if (reach <= kMaxRecentOps) {
-      ring_reach = std::max(ring_reach, static_cast<std::uint32_t>(reach));
+      ring_reach_ = std::max(ring_reach_, reach);
     } else {
       done_offset_[i] = own_ops;
       own_ops += sg.ops.size();
     }
   }
   done_.assign(own_ops, Cycles(0));
-  recent_mask_ = std::bit_ceil(ring_reach) - 1;
-  recent_done_.assign(slots * (recent_mask_ + 1), Cycles(0));
 }
 
 std::size_t LaunchReplay::check_trace(const sim::SimdgroupTrace& sg) const {
@@ -189,8 +186,7 @@ void LaunchReplay::bind_traces(int core, int slot, std::uint32_t index) {
          .op_count = static_cast<std::uint32_t>(trace.ops.size())};
     const std::size_t own = done_offset_[static_cast<std::size_t>(trace_index)];
     if (own == kInRing) {
-      b.done = ring_of(core, slot * sgs_per_tg_ + i);
-      b.done_mask = recent_mask_;
+      b.done = ring_for(core, slot * sgs_per_tg_ + i, ring_reach_, b.done_mask);
     } else {
       b.done = done_.data() + own;
       b.done_mask = ~std::uint32_t{0};
@@ -241,16 +237,18 @@ void LaunchReplay::bind_streamed(int core, int slot, std::uint32_t index) {
       b.done_mask = ~std::uint32_t{0};
       own_ops += sg.op_count();
     } else {
-      // A ring of at least `reach` entries: an op's dep is then never overwritten before it
-      // is read, whatever a previous threadgroup left in the ring.
-      std::vector<Cycles>& ring = slot_rings_[static_cast<std::size_t>(
-          core * slots_per_core_ + slot * sgs_per_tg_ + static_cast<int>(sg.simdgroup()))];
-      const std::size_t size = std::bit_ceil(reach[k]);
-      if (ring.size() < size) ring.resize(size);
-      b.done = ring.data();
-      b.done_mask = static_cast<std::uint32_t>(size - 1);
+      b.done = ring_for(core, slot * sgs_per_tg_ + static_cast<int>(sg.simdgroup()), reach[k],
+                        b.done_mask);
     }
   }
+}
+
+Cycles* LaunchReplay::ring_for(int core, int local, std::size_t reach, std::uint32_t& mask) {
+  std::vector<Cycles>& ring = slot_rings_[static_cast<std::size_t>(core * slots_per_core_ + local)];
+  const std::size_t size = std::bit_ceil(reach);
+  if (ring.size() < size) ring.resize(size);
+  mask = static_cast<std::uint32_t>(size - 1);
+  return ring.data();
 }
 
 LaunchResult LaunchReplay::run() {

@@ -154,11 +154,11 @@ class LaunchReplay {
   // launch takes and checks its traces here).
   void bind_traces(int core, int slot, std::uint32_t index);
   void bind_streamed(int core, int slot, std::uint32_t index);
-  // The ring of simdgroup slot `local` of `core`.
-  Cycles* ring_of(int core, int local) {
-    return recent_done_.data() +
-           static_cast<std::size_t>(core * slots_per_core_ + local) * (recent_mask_ + 1);
-  }
+  // The ring of completion cycles of simdgroup slot `local` of `core`, for a trace whose deps
+  // reach `reach` ops back (at most kMaxRecentOps): grown to at least bit_ceil(reach) entries,
+  // of which `mask` (size - 1) selects that many. An op's dep is then never overwritten before
+  // the op reads it, whatever an earlier threadgroup in the slot left in the ring.
+  Cycles* ring_for(int core, int local, std::size_t reach, std::uint32_t& mask);
   // Dispatcher.
   void dispatch(Cycles t);
   void start_threadgroup(int core, int slot, Cycles t);
@@ -321,14 +321,13 @@ class LaunchReplay {
   static constexpr std::size_t kInRing = ~std::size_t{0};
   std::vector<std::size_t> done_offset_;  // per trace: first entry in done_, or kInRing
   std::vector<Cycles> done_;              // traces whose deps reach further than the ring
-  std::uint32_t recent_mask_ = 0;         // ring size - 1 (a power of two)
-  std::vector<Cycles> recent_done_;       // per simdgroup slot: its ring (whole traces)
+  std::size_t ring_reach_ = 1;            // whole traces: the furthest reach the rings serve
   // Streamed launches, per threadgroup slot: the resident threadgroup's traces, and the
   // completion cycles of those whose deps reach further than the ring.
   std::vector<std::vector<StreamedTrace>> held_;
   std::vector<std::vector<Cycles>> held_done_;
   std::vector<PackedTraceReader> readers_;       // per simdgroup slot, for packed traces
-  std::vector<std::vector<Cycles>> slot_rings_;  // per simdgroup slot: its ring
+  std::vector<std::vector<Cycles>> slot_rings_;  // per simdgroup slot: its ring (ring_for)
   std::vector<TraceBinding> binding_;  // per simdgroup of the threadgroup being dispatched
   std::vector<SimdgroupSlot> sgs_;
   std::vector<ThreadgroupSlot> tgs_;
