@@ -23,8 +23,10 @@ std::int64_t parse_integer(const std::string& flag, const std::string& text, std
   return value;
 }
 
+unsigned host_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
 unsigned parse_host_threads(const std::string& text) {
-  if (text.empty()) return std::max(1u, std::thread::hardware_concurrency());
+  if (text.empty()) return host_cores();
   return static_cast<unsigned>(parse_integer("host-threads", text, 1, 256));
 }
 

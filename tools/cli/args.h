@@ -13,7 +13,10 @@ namespace marlin::cli {
 std::int64_t parse_integer(const std::string& flag, const std::string& text, std::int64_t min,
                            std::int64_t max);
 
-// --host-threads: a whole number from 1 to 256, or the host's cores when `text` is empty.
+// The host's cores (at least 1): the default of --host-threads and of the runs that have none.
+unsigned host_cores();
+
+// --host-threads: a whole number from 1 to 256, or host_cores() when `text` is empty.
 unsigned parse_host_threads(const std::string& text);
 
 // A byte count: plain digits, or a number with a unit ("4608", "4.5 KiB", "32KiB").

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <numeric>
-#include <thread>
 
 #include "kernels/common/params.h"
 #include "kernels/host/quantize.h"
 #include "kernels/host/test_inputs.h"
 #include "model/analytic/occupancy.h"
+#include "tools/cli/args.h"
 #include "tools/cli/kernel_run.h"
 #include "tools/cli/validation_output.h"
 
@@ -39,7 +39,7 @@ timing::TimingResult stream_run(const model::DeviceSpec& device, const std::stri
   request.kernel = kernel;
   request.tile = analytic::Tile{64, 64, 32};
   request.problem = {.m = kStreamM, .n = kStreamN, .k = kStreamK};
-  request.host_threads = std::max(1u, std::thread::hardware_concurrency());
+  request.host_threads = host_cores();
   return run_kernel(device, request).timing;
 }
 
@@ -109,7 +109,7 @@ ClaimMeasurements measure_claims(const model::DeviceSpec& device, std::ostream& 
   ClaimMeasurements m;
   m.guide = simulate_guide_with_progress(device, progress);
   progress << "simulating the wide decode shape\n";
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = host_cores();
   m.wide_decode =
       simulate_guide(device, {{"Wide decode", "1-16", 16, 11008, 4096, ""}}, threads).front();
   progress << "simulating the residency sweep\n";

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <fstream>
-#include <thread>
 
 #include "model/common/input_error.h"
+#include "tools/cli/args.h"
 
 namespace marlin::cli {
 
@@ -35,7 +35,7 @@ void write_report_file(const validate::ValidationReport& report, const std::stri
 
 std::vector<GuideAnswer> simulate_guide_with_progress(const model::DeviceSpec& device,
                                                       std::ostream& progress) {
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = host_cores();
   std::vector<GuideAnswer> answers =
       simulate_guide(device, guide_rows(false), threads, [&](std::size_t done, std::size_t total) {
         progress << fmt::format("\rsimulating the selection guide: {}/{}", done, total)

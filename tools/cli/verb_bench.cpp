@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "model/device/profile_loader.h"
 #include "sim/runtime/trace_budget.h"
@@ -115,7 +114,7 @@ std::string join_note(std::initializer_list<std::string> parts) {
 
 std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, bool heavy, int repeat,
                                 std::ostream& progress) {
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = host_cores();
   std::vector<BenchRow> rows;
   const auto note = [&](const std::string& what) { progress << "bench: " << what << '\n'; };
 
