@@ -104,8 +104,7 @@ class Packer {
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
   [[nodiscard]] std::uint32_t stored(const sim::TraceOp& op) const {
-    return op.count == 0 ? 0
-                         : sim::stored_accesses(sg_.accesses.data() + op.first_access, op.count);
+    return sim::stored_accesses(sg_.accesses.data() + op.first_access, op.count);
   }
 
   // A hash of the fields a copy keeps: class, kind, count, mask, how far back the dep is, and
@@ -345,8 +344,7 @@ void PackedTraceReader::unpack_copy(sim::TraceOp& op) {
   const std::uint64_t copied = first_of_[from & mask_];
   const std::uint64_t back = at - copied;
   MARLIN_CHECK(copied >= base_, "a copied op's accesses are still held");
-  const std::uint32_t records =
-      op.count == 0 ? 0 : sim::stored_accesses(buffer_.data() + (copied - base_), op.count);
+  const std::uint32_t records = sim::stored_accesses(buffer_.data() + (copied - base_), op.count);
   for (std::uint32_t r = 0; r < records; ++r) {
     const std::uint64_t source = copied + r;
     MARLIN_CHECK(source < back || source - back >= base_, "an extrapolation's record is held");
@@ -370,7 +368,7 @@ sim::SimdgroupTrace unpack_trace(const PackedTrace& packed) {
     sim::TraceOp op = reader.ops()[pc & reader.mask()];
     if (sim::has_accesses(op.op)) {
       const sim::MemAccess* stored = reader.accesses() + op.first_access;
-      const std::uint32_t records = op.count == 0 ? 0 : sim::stored_accesses(stored, op.count);
+      const std::uint32_t records = sim::stored_accesses(stored, op.count);
       op.first_access = static_cast<std::uint32_t>(out.accesses.size());
       out.accesses.insert(out.accesses.end(), stored, stored + records);
     }
