@@ -12,6 +12,8 @@ namespace {
 
 constexpr Cycles kNever(std::numeric_limits<std::int64_t>::max() / 4);
 constexpr std::size_t kChunk = 64;  // lanes per coalescer / bank-model call
+// How far ahead of a simdgroup's next op its trace is prefetched: four 64-byte lines of ops.
+constexpr std::uint32_t kPrefetchOps = 16;
 
 // Device addresses: each buffer gets its own 2^40-byte range (memory_hierarchy.h).
 constexpr int kBufferShift = kBufferAddressShift;
@@ -234,6 +236,13 @@ void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
   }
   if (g.pc + 2 > g.unpacked && g.unpacked < g.op_count) unpack_more(g);
   const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
+  // A whole trace is read in place, op after op, by every simdgroup slot at once: too many
+  // streams for the host's prefetcher. Ask for the ops ahead, and for this op's accesses,
+  // which its issue reads a scheduler step or more later.
+  if (g.pc + kPrefetchOps < g.op_count) {
+    __builtin_prefetch(&g.ops[(g.pc + kPrefetchOps) & g.ops_mask]);
+  }
+  if (sim::has_accesses(op.op)) __builtin_prefetch(g.accesses + op.first_access);
   g.dep_ready = Cycles(0);
   if (op.dep >= 0) {
     g.dep_ready = g.done[static_cast<std::uint32_t>(op.dep) & g.done_mask];
