@@ -35,6 +35,31 @@ TEST(CliSample, RunReportsHowItSampled) {
   EXPECT_EQ(s.at("dram_share").get<double>(), 1.0);
 }
 
+TEST(CliSample, PreciseRunSimulatesTheWholeGridWithKSamplesFourApart) {
+  const nlohmann::json json =
+      run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
+                "--n", "2048", "--k", "2048", "--sample", "--sample-precise", "--json"});
+  const nlohmann::json& s = json.at("sampling");
+  EXPECT_EQ(s.at("precision"), "precise");
+  // 32 threadgroups, all simulated, at K_low = 128 and 4 K_low = 512 (2048 = 4 x 512).
+  EXPECT_EQ(s.at("k_values"), nlohmann::json::array({128, 512}));
+  EXPECT_EQ(s.at("cores"), 40);
+  EXPECT_DOUBLE_EQ(s.at("threadgroup_share").get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(s.at("work_fraction").get<double>(), (128.0 + 512.0) / 2048);
+  EXPECT_DOUBLE_EQ(s.at("largest_measured_error").get<double>(), kPreciseLargestMeasuredError);
+  const CliResult text =
+      run_cli({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16", "--n",
+               "2048", "--k", "2048", "--sample", "--sample-precise"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("sampled (precise): 40 of 40 cores"), std::string::npos) << text.out;
+  // Without the flag: fast sampling, one threadgroup of the 32.
+  EXPECT_EQ(run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
+                      "--n", "2048", "--k", "2048", "--sample", "--json"})
+                .at("sampling")
+                .at("precision"),
+            "fast");
+}
+
 TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {
   // At 4 GB/s of DRAM the decode launch is DRAM-bound, so the slice replays again with its
   // distinct loaded bytes' share of the bandwidth. Its threadgroup (of 32) loads all of A
@@ -93,6 +118,8 @@ TEST(CliSample, RefusesWhatNeedsTheFullRun) {
             "64", "--k", "64", "--sample", "--trace", "/tmp/marlin-sample-trace.json"},
            {"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "1", "--n",
             "64", "--k", "64", "--sample-cores", "2"},
+           {"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "1", "--n",
+            "64", "--k", "64", "--sample-precise"},
            {"model", "--workload", "llama2-7b-decode", "--timing", "sampled"}}) {
     const CliResult r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args.back();

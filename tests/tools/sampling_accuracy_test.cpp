@@ -1,7 +1,8 @@
-// The sampled simulation's error bound: on each shape, the cycles of `--sample` are within
-// kSampledErrorBound of the full-fidelity run's. The shapes cover every kernel family, a
-// decode row, ragged M and N, K-parallel stripes and a launch whose last wave is partial;
-// both runs are deterministic, so this is an exact check of the bound on these shapes.
+// The sampled simulation's error bound: on each shape, the cycles of `--sample`, fast and
+// precise, are within kSampledErrorBound of the full-fidelity run's. The shapes cover every
+// kernel family, a decode row, ragged M and N, K-parallel stripes and a launch whose last wave
+// is partial; the runs are deterministic, so this is an exact check of the bound on these
+// shapes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -37,17 +38,22 @@ TEST_P(SampledAccuracy, CyclesWithinTheBoundOfTheFullRun) {
   request.problem = {.m = s.m, .n = s.n, .k = s.k, .k_parallel = s.k_parallel};
   request.host_threads = 2;
   const KernelRunReport full = run_kernel(device, request);
-  request.sample = true;
-  const KernelRunReport sampled = run_kernel(device, request);
-  ASSERT_TRUE(sampled.sampling.has_value());
-  // The sample did less work than the full run: K was sampled or threadgroups were sliced.
-  EXPECT_LT(sampled.sampling->work_fraction, 0.5);
   const double full_cycles = static_cast<double>(full.timing.total_cycles.count());
-  const double error =
-      std::abs(static_cast<double>(sampled.timing.total_cycles.count()) - full_cycles) /
-      full_cycles;
-  EXPECT_LE(error, kSampledErrorBound)
-      << "full " << full_cycles << " sampled " << sampled.timing.total_cycles.count();
+  request.sample = true;
+  for (const SamplePrecision precision : {SamplePrecision::kFast, SamplePrecision::kPrecise}) {
+    request.sample_precision = precision;
+    const KernelRunReport sampled = run_kernel(device, request);
+    ASSERT_TRUE(sampled.sampling.has_value());
+    const bool precise = precision == SamplePrecision::kPrecise;
+    // The sample did less work than the full run: K was sampled or threadgroups were sliced.
+    EXPECT_LT(sampled.sampling->work_fraction, 0.5) << (precise ? "precise" : "fast");
+    const double error =
+        std::abs(static_cast<double>(sampled.timing.total_cycles.count()) - full_cycles) /
+        full_cycles;
+    EXPECT_LE(error, kSampledErrorBound)
+        << (precise ? "precise" : "fast") << ": full " << full_cycles << " sampled "
+        << sampled.timing.total_cycles.count();
+  }
 }
 
 const analytic::Tile k64x64x32{64, 64, 32};

@@ -135,6 +135,36 @@ TEST(Sampling, SliceIsTheMostLoadedCoresShareInAGridShapedBlock) {
   EXPECT_EQ(plan.cores, 40);
 }
 
+TEST(Sampling, PreciseSamplingRunsGridsUpTo512WholeWithKSamplesFourApart) {
+  const model::DeviceSpec device = model::load_device("m4max");  // 40 cores
+  const auto plan = [&](std::int64_t m, std::int64_t k, SamplePrecision precision) {
+    const kernels::GemmProblem p{.m = m, .n = 4096, .k = k};
+    return plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 1,
+                         precision);
+  };
+  using Ks = std::vector<std::int64_t>;
+  // M = 512: 8 x 64 = 512 threadgroups, 13 on the busiest core. Fast: a slice of 13, K_low of
+  // eight steps (13 x (8 + 16) = 312 threadgroup-steps, within kSteadySampleWork; and
+  // 2048 >= 4 x 512).
+  SamplingPlan fast = plan(512, 2048, SamplePrecision::kFast);
+  EXPECT_EQ(threadgroups_in_slice(fast.slice, {64, 8, 1}), 13);
+  EXPECT_EQ(fast.k_values, (Ks{256, 512}));
+  // Precise: every threadgroup; eight steps would be 512 x (8 + 32) threadgroup-steps, so four:
+  // K_low = 128 and K_high = 4 x 128 = 512, as 2048 >= 4 x 512.
+  SamplingPlan precise = plan(512, 2048, SamplePrecision::kPrecise);
+  EXPECT_EQ(precise.slice.x, 0u);
+  EXPECT_EQ(precise.cores, 40);
+  EXPECT_EQ(precise.k_values, (Ks{128, 512}));
+  // K = 1024 is short of 4 x 512: the samples fall back to 2 x K_low.
+  EXPECT_EQ(plan(512, 1024, SamplePrecision::kPrecise).k_values, (Ks{128, 256}));
+  // M = 576: 9 x 64 = 576 threadgroups, over 512: sliced as fast sampling does.
+  precise = plan(576, 2048, SamplePrecision::kPrecise);
+  fast = plan(576, 2048, SamplePrecision::kFast);
+  EXPECT_EQ(threadgroups_in_slice(precise.slice, {64, 9, 1}), 15);
+  EXPECT_EQ(precise.slice.x, fast.slice.x);
+  EXPECT_EQ(precise.k_values, fast.k_values);
+}
+
 TEST(Sampling, GridsWithManyRaggedEdgeThreadgroupsAreNotSliced) {
   const model::DeviceSpec device = model::load_device("m4max");
   // 65 x 65 tiles (M = N = 4100): the last row and column are ragged, 65 + 65 - 1 = 129 of

@@ -353,8 +353,9 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
                  const kernels::WeightFormat& format, KernelRunReport& report) {
   const Clock::time_point start = Clock::now();
   const kernels::GemmProblem& p = report.problem;
-  const SamplingPlan plan = plan_sampling(device, report.kernel, p, request.group_size,
-                                          main_grid(report.kernel, p), request.sample_cores);
+  const SamplingPlan plan =
+      plan_sampling(device, report.kernel, p, request.group_size, main_grid(report.kernel, p),
+                    request.sample_cores, request.sample_precision);
   const bool sliced = plan.slice.x != 0;
   sim::LaunchOptions options = engine_options(request);
   options.slice = plan.slice;
@@ -427,13 +428,18 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   report.timing_seconds = std::max(0.0, seconds_since(start) - report.functional_seconds);
   report.timing =
       combine_sampled(runs, plan.k_values, p.k, last.share, device.gpu, report.useful_flops);
-  report.sampling = SamplingReport{.k_values = plan.k_values,
-                                   .cores = plan.cores,
-                                   .device_cores = device.gpu.cores,
-                                   .share = last.share,
-                                   .dram_share = saturated ? last.bytes_share : 1.0,
-                                   .work_fraction = work / static_cast<double>(p.k),
-                                   .simulated_instructions = simulated};
+  const bool precise = request.sample_precision == SamplePrecision::kPrecise;
+  report.sampling =
+      SamplingReport{.precision = request.sample_precision,
+                     .k_values = plan.k_values,
+                     .cores = plan.cores,
+                     .device_cores = device.gpu.cores,
+                     .share = last.share,
+                     .dram_share = saturated ? last.bytes_share : 1.0,
+                     .work_fraction = work / static_cast<double>(p.k),
+                     .simulated_instructions = simulated,
+                     .largest_measured_error =
+                         precise ? kPreciseLargestMeasuredError : kLargestMeasuredSampledError};
 }
 
 }  // namespace

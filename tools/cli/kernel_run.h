@@ -28,6 +28,7 @@ struct KernelRunRequest {
   unsigned host_threads = 1;
   bool sample = false;   // sampled simulation (sampling.h); no --check or --trace
   int sample_cores = 1;  // cores of the device the sampled run simulates
+  SamplePrecision sample_precision = SamplePrecision::kFast;
   // Caps the resident threadgroups per core the timing model admits (0: the occupancy rule's).
   int max_resident_threadgroups = 0;
   // Bound on the engine's traces in bytes (0: default_trace_limit_bytes(), host_memory.h), for

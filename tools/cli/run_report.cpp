@@ -44,11 +44,12 @@ std::string k_list(const std::vector<std::int64_t>& ks) {
 
 void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) {
   out << fmt::format(
-      "\nsampled: {} of {} cores ({:.2f}% of the threadgroups) at K = {}{}{}; {:.2f}% of the "
+      "\nsampled{}: {} of {} cores ({:.2f}% of the threadgroups) at K = {}{}{}; {:.2f}% of the "
       "full run's work; cycles within {:.0f}% of a full run on the tested shapes, up to "
       "{:.1f}% off on others measured (docs/sampling.md); occupancy, utilizations, hit rates and "
       "the breakdown are the sampled run's\n",
-      s.cores, s.device_cores, 100 * s.share, k_list(s.k_values),
+      s.precision == SamplePrecision::kPrecise ? " (precise)" : "", s.cores, s.device_cores,
+      100 * s.share, k_list(s.k_values),
       s.k_values.size() > 1 ? fmt::format(", extrapolated to {}", k) : std::string(),
       s.dram_share < 1 ? fmt::format(", DRAM-bound: replayed with {:.2f}% of the DRAM bandwidth",
                                      100 * s.dram_share)
@@ -57,7 +58,8 @@ void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) 
 }
 
 nlohmann::json sampling_json(const SamplingReport& s) {
-  return {{"k_values", s.k_values},
+  return {{"precision", s.precision == SamplePrecision::kPrecise ? "precise" : "fast"},
+          {"k_values", s.k_values},
           {"cores", s.cores},
           {"device_cores", s.device_cores},
           {"threadgroup_share", s.share},

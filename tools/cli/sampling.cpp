@@ -85,20 +85,20 @@ sim::ThreadgroupSlice grid_shaped_block(sim::Dim3 grid, std::int64_t count) {
   return {bx, by, static_cast<std::uint32_t>(count)};
 }
 
-// K_low and K_high of `steps` K steps (K_low rounded up to the unit), or nothing when K is not
-// a multiple of the unit or shorter than 4 K_high.
+// K_low of `steps` K steps (rounded up to the unit) and K_high = `ratio` K_low, or nothing when
+// K is not a multiple of the unit or shorter than 4 K_high.
 std::vector<std::int64_t> k_samples(std::int64_t k, std::int64_t unit, std::int64_t step,
-                                    std::int64_t steps) {
+                                    std::int64_t steps, std::int64_t ratio) {
   const std::int64_t k_low = unit * ((steps * step + unit - 1) / unit);
-  if (k % unit != 0 || k < 8 * k_low) return {};
-  return {k_low, 2 * k_low};
+  if (k % unit != 0 || k < 4 * ratio * k_low) return {};
+  return {k_low, ratio * k_low};
 }
 
 }  // namespace
 
 SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmKernel& kernel,
                            const kernels::GemmProblem& problem, int group_size, sim::Dim3 grid,
-                           int slice_cores) {
+                           int slice_cores, SamplePrecision precision) {
   SamplingPlan plan;
   // The most loaded core's share of the grid, times the simulated cores.
   const auto total = static_cast<std::int64_t>(grid.volume());
@@ -107,9 +107,11 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   const std::int64_t per_core = (total + cores - 1) / cores;
   const std::int64_t count = per_core * plan.cores;
   const bool striped = kernel.family == kernels::GemmFamily::kMarlinFp4Striped;
+  const bool precise = precision == SamplePrecision::kPrecise;
   // With one threadgroup per core, the slice is `plan.cores` threadgroups of a tiled grid,
   // alike; the striped kernel's first threadgroups take more of the work than the others.
   if (grid.z != 1 || count >= total || (striped && total <= cores) ||
+      (precise && total <= kPreciseWholeGrid) ||
       (per_core > 1 && per_core < kMinSlicedPerCore && total <= kMaxWholeGrid) ||
       differing_edge_share(kernel, problem, grid) > kMaxEdgeShare) {
     plan.cores = device.gpu.cores;
@@ -127,10 +129,17 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
       std::max<std::int64_t>(1, kernel.tile.tk) * std::max(1, problem.k_parallel);
   const std::int64_t simulated =
       plan.slice.x == 0 ? total : threadgroups_in_slice(plan.slice, grid);
-  plan.k_values = k_samples(problem.k, unit, step, kSteadySteps);
-  if (plan.k_values.empty() || simulated * 3 * plan.k_values.front() / step > kSteadySampleWork) {
-    plan.k_values = k_samples(problem.k, unit, step, kMinimumSteps);
-  }
+  // K_high = ratio K_low: eight steps in K_low while the work allows, else four.
+  const auto samples_at = [&](std::int64_t ratio) {
+    std::vector<std::int64_t> ks = k_samples(problem.k, unit, step, kSteadySteps, ratio);
+    if (ks.empty() || simulated * (1 + ratio) * ks.front() / step > kSteadySampleWork) {
+      ks = k_samples(problem.k, unit, step, kMinimumSteps, ratio);
+    }
+    return ks;
+  };
+  // Precise sampling spaces a whole grid's K samples further apart when K allows.
+  if (precise && plan.slice.x == 0) plan.k_values = samples_at(kPreciseKRatio);
+  if (plan.k_values.empty()) plan.k_values = samples_at(2);
   if (plan.k_values.empty()) plan.k_values = {problem.k};
   return plan;
 }

@@ -20,10 +20,13 @@
 //   bandwidth. Slicing is skipped when many threadgroups sit on a ragged edge, when a grid of
 //   at most 128 threadgroups has 2 to 7 on its busiest core (too few to share lines as the
 //   grid's do), and for a striped launch with no more threadgroups than cores (plan_sampling).
+// Precise sampling (SamplePrecision::kPrecise) trades time for accuracy: grids of up to
+// kPreciseWholeGrid threadgroups are simulated whole, with K samples kPreciseKRatio apart
+// instead of 2 when K allows, which averages the slope over more K steps.
 // Contract: the cycles of a sampled run are within kSampledErrorBound of the full run's on the
 // shapes tests/tools/sampling_accuracy_test.cpp checks; the bound is a measured property of the
 // method, not a proof for every shape: larger shapes measured in docs/sampling.md are off by up
-// to kLargestMeasuredSampledError.
+// to kLargestMeasuredSampledError (precise: kPreciseLargestMeasuredError).
 #pragma once
 
 #include <cstdint>
@@ -39,9 +42,18 @@ namespace marlin::cli {
 
 inline constexpr double kSampledErrorBound = 0.03;
 // The largest error measured on shapes outside the tested ones (docs/sampling.md, "Accuracy":
-// marlin_gemm_fp4 64x64x32 at 320x2048x2048, whose cycles are not affine in K at the scale of
-// the samples).
-inline constexpr double kLargestMeasuredSampledError = 0.056;
+// marlin_gemm_fp4 64x64x32 at 448x3072x2048, sliced).
+inline constexpr double kLargestMeasuredSampledError = 0.070;
+
+// How a sampled run trades time for accuracy (above).
+enum class SamplePrecision { kFast, kPrecise };
+// Precise sampling: grids of at most this many threadgroups run whole (K sampled only)...
+inline constexpr std::int64_t kPreciseWholeGrid = 512;
+// ... with K_high = kPreciseKRatio K_low when K >= 4 K_high (else 2 K_low, as fast sampling).
+inline constexpr std::int64_t kPreciseKRatio = 4;
+// Precise sampling's largest error measured (docs/sampling.md, "Precise sampling": marlin_gemm_fp4
+// 64x64x32 at 384x2048x2048, whose cycles are not affine in K at the scale of the samples).
+inline constexpr double kPreciseLargestMeasuredError = 0.035;
 
 // The sampled work (threadgroups of the slice times the K steps of both sampled lengths) up to
 // which K_low holds eight K steps rather than four: slices of up to 21 threadgroups. Four steps
@@ -59,6 +71,7 @@ struct SamplingPlan {
 
 // What a sampled run did, for the report.
 struct SamplingReport {
+  SamplePrecision precision = SamplePrecision::kFast;
   std::vector<std::int64_t> k_values;
   int cores = 0;         // cores simulated
   int device_cores = 0;  // cores of the device
@@ -87,10 +100,11 @@ sim::Dim3 main_grid(const kernels::GemmKernel& kernel, const kernels::GemmProble
 // 128), and at most 10% of them sit on a ragged edge (last row or column of a multi-row or
 // multi-column grid). K is sampled when K >= 4 K_high (K_high = 2 K_low): K_low holds eight K steps
 // when K allows it and the slice's sampled work (threadgroups x K steps over both lengths) stays
-// within kSteadySampleWork, else four.
+// within kSteadySampleWork, else four. Precise sampling runs grids of up to kPreciseWholeGrid
+// threadgroups whole, with K_high = kPreciseKRatio K_low when K >= 4 K_high.
 SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmKernel& kernel,
                            const kernels::GemmProblem& problem, int group_size, sim::Dim3 grid,
-                           int slice_cores);
+                           int slice_cores, SamplePrecision precision = SamplePrecision::kFast);
 
 // The rows of A and the columns of the weights that the threadgroups of `slice` read: for a
 // block of a tiled grid, the block's tile rows and columns; otherwise the whole problem. A
