@@ -1,5 +1,6 @@
 // Benchmarks of the execution engine: fiber switch, a 1024-thread barrier, one simdgroup
-// multiply-accumulate with its bookkeeping, and the functional throughput of a tiled GEMM.
+// multiply-accumulate with its bookkeeping, one step of the fused GEMM's inner loop (simdgroup
+// barriers around a matrix load), and the functional throughput of a tiled GEMM.
 // Figures and how they were measured: docs/engine.md.
 #include <benchmark/benchmark.h>
 
@@ -73,6 +74,26 @@ void BM_SimdgroupMma(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * iterations);
 }
 BENCHMARK(BM_SimdgroupMma);
+
+// One simdgroup doing `iterations` steps of the fused GEMM's inner loop (bench.metal,
+// bench_simd_barriers): two simdgroup barriers, a matrix load and a multiply each; items =
+// steps.
+void BM_SimdgroupBarrierStep(benchmark::State& state) {
+  std::uint32_t iterations = 256;
+  std::vector<float> c(64);
+  LaunchSpec s;
+  s.kernel = "bench_simd_barriers";
+  s.threads_per_threadgroup = {32, 1, 1};
+  s.limits = limits();
+  s.buffers[0] = {&iterations, sizeof iterations};
+  s.buffers[1] = {c.data(), c.size() * 4};
+  s.options.trace = true;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(launch(s));
+  }
+  state.SetItemsProcessed(state.iterations() * iterations);
+}
+BENCHMARK(BM_SimdgroupBarrierStep);
 
 // test_matrix_gemm (4 simdgroups, 16x16 tiles) on an N x N x N problem; items = simdgroup
 // trace ops, bytes = none; the GFLOP/s counter is functional throughput.

@@ -14,6 +14,7 @@ namespace marlin::sim {
 namespace {
 
 using testing::buffer;
+using testing::non_alu;
 using testing::spec;
 
 std::vector<_Float16> small_matrix() {
@@ -38,15 +39,6 @@ std::vector<float> multiply_add(const std::vector<_Float16>& a, std::vector<floa
     }
   }
   return out;
-}
-
-// The non-ALU ops of a trace, in order.
-std::vector<TraceOp> non_alu(const SimdgroupTrace& t) {
-  std::vector<TraceOp> ops;
-  for (const TraceOp& op : t.ops) {
-    if (op.op != OpClass::kAlu) ops.push_back(op);
-  }
-  return ops;
 }
 
 TEST(MatrixDeferredTest, MultiplyAfterDivergentShuffleRunsOnce) {

@@ -30,4 +30,13 @@ inline LaunchSpec spec(const std::string& kernel, Dim3 threadgroups, Dim3 thread
   return s;
 }
 
+// The non-ALU ops of a trace, in order.
+inline std::vector<TraceOp> non_alu(const SimdgroupTrace& t) {
+  std::vector<TraceOp> ops;
+  for (const TraceOp& op : t.ops) {
+    if (op.op != OpClass::kAlu) ops.push_back(op);
+  }
+  return ops;
+}
+
 }  // namespace marlin::sim::testing

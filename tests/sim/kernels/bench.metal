@@ -26,3 +26,26 @@ kernel void bench_mma(constant uint& iterations [[buffer(0)]],
   }
   simdgroup_store(acc, c, 8);
 }
+
+// `iterations` steps of the fused GEMM's inner loop on one simdgroup: lanes 0-7 stage one
+// column each of an 8x8 block in threadgroup memory between two simdgroup barriers, the
+// simdgroup loads it and multiplies.
+kernel void bench_simd_barriers(constant uint& iterations [[buffer(0)]],
+                                device float* c [[buffer(1)]],
+                                uint lane [[thread_index_in_simdgroup]]) {
+  threadgroup half stage[64];
+  simdgroup_float8x8 acc = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+  for (uint i = 0; i < iterations; ++i) {
+    if (lane < 8) {
+      for (uint j = 0; j < 8; ++j) {
+        stage[j * 8 + lane] = half(j + i);
+      }
+    }
+    simdgroup_barrier(mem_flags::mem_threadgroup);
+    simdgroup_half8x8 b;
+    simdgroup_load(b, stage, 8);
+    simdgroup_multiply_accumulate(acc, b, b, acc);
+    simdgroup_barrier(mem_flags::mem_threadgroup);
+  }
+  simdgroup_store(acc, c, 8);
+}
