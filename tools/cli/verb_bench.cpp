@@ -102,8 +102,8 @@ std::string spread(const std::vector<double>& walls) {
                      format_seconds(*high));
 }
 
-// "engine 9.351 s + timing 6.835 s": where the wall time of a run went (the timing part is
-// what the replay took after the engine ended).
+// "engine 9.351 s + timing 6.835 s": where the wall time of a run went (for a streamed run,
+// the timing part is what the replay took after the engine ended).
 std::string split(const KernelRunReport& r) {
   return fmt::format("engine {} + timing {}", format_seconds(r.functional_seconds),
                      format_seconds(r.timing_seconds));
