@@ -537,25 +537,32 @@ void ThreadgroupRun::flush_alu(LaneContext& lane) {
 }
 
 void ThreadgroupRun::flush_counts(AluWork& work, std::vector<LaneEvent>& events) {
-  // One event per kind with work (or per 65535 instructions), in AluKind order.
+  // One event per kind with work (or per 65535 instructions), in AluKind order; each kind's
+  // counters are cleared as they are read (what AluWork::clear() does).
+  auto& lane_ops = out_.stats.alu_lane_ops;
+  const bool tracing = tracing_;
+  const std::int32_t producer = work.producer;
   for (std::uint32_t kinds = work.kinds; kinds != 0; kinds &= kinds - 1) {
     const auto k = static_cast<std::size_t>(std::countr_zero(kinds));
     const std::uint32_t count = work.count[k];
     const std::uint32_t chain = work.chain[k];
-    out_.stats.alu_lane_ops[k] += count;
-    if (!tracing_) continue;
+    work.count[k] = 0;
+    work.chain[k] = 0;
+    lane_ops[k] += count;
+    if (!tracing) continue;
     const auto kind = static_cast<AluKind>(k);
     if (count <= 0xFFFFu) {  // one event, the common case (no callback on the hot path)
       events.push_back(LaneEvent::alu(kind, static_cast<std::uint16_t>(count),
                                       static_cast<std::uint16_t>(std::min(chain, count)),
-                                      work.producer));
+                                      producer));
       continue;
     }
     for_each_alu_chunk(count, chain, [&](std::uint16_t n, std::uint16_t c) {
-      events.push_back(LaneEvent::alu(kind, n, c, work.producer));
+      events.push_back(LaneEvent::alu(kind, n, c, producer));
     });
   }
-  work.clear();
+  work.kinds = 0;
+  work.producer = -1;
 }
 
 void ThreadgroupRun::note_arrival(SimdgroupRun& sg, LaneContext& lane) {
