@@ -55,6 +55,19 @@ void BM_Barrier1024(benchmark::State& state) {
 }
 BENCHMARK(BM_Barrier1024)->Arg(0)->Arg(1)->ArgName("trace");
 
+// Launches `s` (one simdgroup, traced, with `iterations` bound as buffer 0) once per benchmark
+// iteration; items = the kernel's loop iterations.
+void run_simdgroup_loop(benchmark::State& state, LaunchSpec& s, std::uint32_t& iterations) {
+  s.threads_per_threadgroup = {32, 1, 1};
+  s.limits = limits();
+  s.buffers[0] = {&iterations, sizeof iterations};
+  s.options.trace = true;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(launch(s));
+  }
+  state.SetItemsProcessed(state.iterations() * iterations);
+}
+
 // One simdgroup doing `iterations` multiply-accumulates; items = MMAs.
 void BM_SimdgroupMma(benchmark::State& state) {
   std::uint32_t iterations = 256;
@@ -62,16 +75,9 @@ void BM_SimdgroupMma(benchmark::State& state) {
   std::vector<float> c(64);
   LaunchSpec s;
   s.kernel = "bench_mma";
-  s.threads_per_threadgroup = {32, 1, 1};
-  s.limits = limits();
-  s.buffers[0] = {&iterations, sizeof iterations};
   s.buffers[1] = {a.data(), a.size() * 2};
   s.buffers[2] = {c.data(), c.size() * 4};
-  s.options.trace = true;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(launch(s));
-  }
-  state.SetItemsProcessed(state.iterations() * iterations);
+  run_simdgroup_loop(state, s, iterations);
 }
 BENCHMARK(BM_SimdgroupMma);
 
@@ -83,15 +89,8 @@ void BM_SimdgroupBarrierStep(benchmark::State& state) {
   std::vector<float> c(64);
   LaunchSpec s;
   s.kernel = "bench_simd_barriers";
-  s.threads_per_threadgroup = {32, 1, 1};
-  s.limits = limits();
-  s.buffers[0] = {&iterations, sizeof iterations};
   s.buffers[1] = {c.data(), c.size() * 4};
-  s.options.trace = true;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(launch(s));
-  }
-  state.SetItemsProcessed(state.iterations() * iterations);
+  run_simdgroup_loop(state, s, iterations);
 }
 BENCHMARK(BM_SimdgroupBarrierStep);
 

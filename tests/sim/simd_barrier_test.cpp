@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/runtime/launch.h"
@@ -23,6 +24,13 @@ std::vector<std::uint32_t> barrier_masks(const SimdgroupTrace& t) {
     if (op.op == OpClass::kSimdBarrier) masks.push_back(op.mask);
   }
   return masks;
+}
+
+// One simdgroup of `kernel` writing its lanes' results to `out` (32 ints).
+LaunchResult run_one_simdgroup(const std::string& kernel, std::vector<int>& out) {
+  LaunchSpec s = spec(kernel, {1, 1, 1}, {32, 1, 1});
+  s.buffers[0] = buffer(out);
+  return launch(s);
 }
 
 TEST(SimdBarrierTest, ExchangesThroughThreadgroupMemorySeeEveryLanesWrite) {
@@ -65,9 +73,7 @@ TEST(SimdBarrierTest, ExchangesThroughThreadgroupMemorySeeEveryLanesWrite) {
 
 TEST(SimdBarrierTest, DivergentBranchesCrossTheirOwnBarriers) {
   std::vector<int> out(32, -1);
-  LaunchSpec s = spec("test_barrier_divergent_branches", {1, 1, 1}, {32, 1, 1});
-  s.buffers[0] = buffer(out);
-  const LaunchResult r = launch(s);
+  const LaunchResult r = run_one_simdgroup("test_barrier_divergent_branches", out);
   ASSERT_TRUE(r.ok()) << r.diagnostics[0].message;
   for (int l = 0; l < 32; ++l) {
     EXPECT_EQ(out[static_cast<std::size_t>(l)], (l < 16 ? 15 - l : 47 - l) * 5) << l;
@@ -79,9 +85,7 @@ TEST(SimdBarrierTest, DivergentBranchesCrossTheirOwnBarriers) {
 
 TEST(SimdBarrierTest, BarrierInALoopOfLaneDependentTripCount) {
   std::vector<int> out(32, -1);
-  LaunchSpec s = spec("test_barrier_divergent_loop", {1, 1, 1}, {32, 1, 1});
-  s.buffers[0] = buffer(out);
-  const LaunchResult r = launch(s);
+  const LaunchResult r = run_one_simdgroup("test_barrier_divergent_loop", out);
   ASSERT_TRUE(r.ok()) << r.diagnostics[0].message;
   for (int l = 0; l < 32; ++l) {
     const int trips = (31 - l) % 4 + 1;
