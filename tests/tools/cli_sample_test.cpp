@@ -33,6 +33,8 @@ TEST(CliSample, RunReportsHowItSampled) {
   EXPECT_LT(s.at("error_bound").get<double>(), s.at("largest_measured_error").get<double>());
   // m4max's bandwidth is far from saturated: the slice keeps all of it.
   EXPECT_EQ(s.at("dram_share").get<double>(), 1.0);
+  // A slice keeps the device's L2 (3 MiB) for both samples.
+  EXPECT_EQ(s.at("l2_bytes"), nlohmann::json::array({3 << 20, 3 << 20}));
 }
 
 TEST(CliSample, PreciseRunSimulatesTheWholeGridWithKSamplesFourApart) {
@@ -47,17 +49,41 @@ TEST(CliSample, PreciseRunSimulatesTheWholeGridWithKSamplesFourApart) {
   EXPECT_DOUBLE_EQ(s.at("threadgroup_share").get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(s.at("work_fraction").get<double>(), (128.0 + 512.0) / 2048);
   EXPECT_DOUBLE_EQ(s.at("largest_measured_error").get<double>(), kPreciseLargestMeasuredError);
+  // The samples' L2 (m4max: 3 MiB of 16-way sets of 128-byte lines). Operand bytes at K = 2048:
+  // A 16 x 2048 x 2 = 65,536, FP4 weights 2048 x 2048 / 2 = 2,097,152, one FP16 scale per 128
+  // of K per column 2048 x 16 x 2 = 65,536: 1088 bytes per 1 of K. The fixed part, 8 K steps
+  // of 32: 278,528. K = 128: 278,528 + (3,145,728 - 278,528) / 16 = 457,728 = 223.5 sets of
+  // 2048 bytes, 456,704; K = 512: 278,528 + 2,867,200 / 4 = 995,328, 486 sets exactly.
+  EXPECT_EQ(s.at("l2_bytes"), nlohmann::json::array({456'704, 995'328}));
   const CliResult text =
       run_cli({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16", "--n",
                "2048", "--k", "2048", "--sample", "--sample-precise"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("sampled (precise): 40 of 40 cores"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("extrapolated to 2048, L2 of 446 and 972 KiB;"), std::string::npos)
+      << text.out;
   // Without the flag: fast sampling, one threadgroup of the 32.
   EXPECT_EQ(run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
                       "--n", "2048", "--k", "2048", "--sample", "--json"})
                 .at("sampling")
                 .at("precision"),
             "fast");
+}
+
+TEST(CliSample, FastSamplingKeepsTheL2OfAWholeGrid) {
+  // 100 x 200: 4 x 2 threadgroups, half of them on the ragged last row, so the grid runs whole.
+  const std::vector<std::string> args{"run",    "--kernel", "marlin_gemm_fused_fp4",
+                                      "--tile", "64x64x32", "--m",
+                                      "100",    "--n",      "200",
+                                      "--k",    "1024",     "--sample",
+                                      "--json"};
+  const nlohmann::json fast = run_json(args).at("sampling");
+  EXPECT_EQ(fast.at("cores"), 40);
+  EXPECT_EQ(fast.at("l2_bytes"), nlohmann::json::array({3 << 20, 3 << 20}));
+  std::vector<std::string> precise_args = args;
+  precise_args.push_back("--sample-precise");
+  const nlohmann::json precise = run_json(precise_args).at("sampling");
+  EXPECT_LT(precise.at("l2_bytes").at(0).get<std::int64_t>(), 3 << 20);
 }
 
 TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {

@@ -287,6 +287,22 @@ TEST(Sampling, SliceDeviceKeepsCachesAndScalesDram) {
   EXPECT_EQ(slice.memory.slc.size_bytes, device.memory.slc.size_bytes);
 }
 
+TEST(Sampling, SampleL2KeepsAFixedPartAndScalesTheRestWithK) {
+  const model::CacheSpec l2{.size_bytes = 3 << 20, .line_bytes = 128, .associativity = 16};
+  // Fixed part: 8 steps of 32 rows of K at 1000 bytes per row = 256,000 bytes. At K = 128 of
+  // 4096: 256,000 + (3,145,728 - 256,000) / 32 = 346,304, rounded down to sets of 2 KiB:
+  // 169 x 2048 = 346,112.
+  EXPECT_EQ(sample_l2_bytes(l2, 1000.0, 32, 128, 4096), 346'112);
+  // At K = 1024: 256,000 + 2,889,728 / 4 = 978,432 = 477.75 sets: 477 x 2048.
+  EXPECT_EQ(sample_l2_bytes(l2, 1000.0, 32, 1024, 4096), 976'896);
+  // The full K, or a fixed part as large as the L2: the whole capacity.
+  EXPECT_EQ(sample_l2_bytes(l2, 1000.0, 32, 4096, 4096), 3 << 20);
+  EXPECT_EQ(sample_l2_bytes(l2, 12'288.0, 32, 128, 4096), 3 << 20);
+  // A fully associative cache rounds to lines: 346,304 = 2,705.5 lines of 128 bytes.
+  const model::CacheSpec full{.size_bytes = 3 << 20, .line_bytes = 128, .associativity = 0};
+  EXPECT_EQ(sample_l2_bytes(full, 1000.0, 32, 128, 4096), 2705 * 128);
+}
+
 TEST(Sampling, DramSaturatesWhenTheBytesNeedMoreThanTheBandwidth) {
   const model::DeviceSpec device = model::load_device("m4max");  // 546 GB/s, 1.578 GHz
   // 1578 cycles are 1 us, in which 546 GB/s moves 546,000 bytes.

@@ -322,6 +322,7 @@ SampledLaunches prepare_launches(kernels::GemmRun& run, bool sliced,
 struct PendingTiming {
   SampledLaunches launches;
   std::vector<timing::LaunchInput> inputs;
+  std::int64_t l2_bytes = 0;  // the L2 capacity it replays with (sample_l2_bytes)
 };
 
 // Replays `job` on `device` on a thread of its own; `job` must outlive the future.
@@ -366,10 +367,28 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   std::vector<std::unique_ptr<PendingTiming>> pending(samples);
   std::vector<std::future<timing::TimingResult>> timed(samples);
   const auto device_for = [&](const PendingTiming& job, bool dram_share) {
-    return sliced ? slice_device(device, plan.cores, job.launches.share,
-                                 dram_share ? job.launches.bytes_share : 1.0)
-                  : device;
+    if (sliced) {
+      return slice_device(device, plan.cores, job.launches.share,
+                          dram_share ? job.launches.bytes_share : 1.0);
+    }
+    model::DeviceSpec whole = device;
+    whole.memory.l2.size_bytes = job.l2_bytes;
+    return whole;
   };
+  // A whole grid's K samples of precise sampling keep the part of the L2 their K needs. Slices
+  // and fast sampling keep all of it (docs/sampling.md, "The L2's capacity").
+  const bool precise = request.sample_precision == SamplePrecision::kPrecise;
+  const analytic::ProblemIntensity problem_bytes =
+      analytic::problem_intensity({p.m, p.n, p.k}, analytic_weight_spec(format));
+  const double operand_bytes_per_k =
+      static_cast<double>(problem_bytes.total_bytes - problem_bytes.c_bytes) /
+      static_cast<double>(std::max<std::int64_t>(p.k, 1));
+  std::vector<std::int64_t> l2_bytes;
+  for (const std::int64_t k : plan.k_values) {
+    l2_bytes.push_back(sliced || !precise ? device.memory.l2.size_bytes
+                                          : sample_l2_bytes(device.memory.l2, operand_bytes_per_k,
+                                                            k_step(report.kernel, p), k, p.k));
+  }
   double work = 0;
   // Every sample's operands are drawn at once, each on a thread of its own, before the engine
   // keeps the host's cores busy: the first sample waits for its own only.
@@ -403,6 +422,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     if (i == 0) report.dispatches = dispatches;
 
     auto& job = *(pending[i] = std::make_unique<PendingTiming>());
+    job.l2_bytes = l2_bytes[i];
     job.launches = prepare_launches(run, sliced, plan.slice, q, format);
     work += job.launches.share * static_cast<double>(k);
     std::vector<const sim::LaunchTrace*> traces;
@@ -428,10 +448,11 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   report.timing_seconds = std::max(0.0, seconds_since(start) - report.functional_seconds);
   report.timing =
       combine_sampled(runs, plan.k_values, p.k, last.share, device.gpu, report.useful_flops);
-  const bool precise = request.sample_precision == SamplePrecision::kPrecise;
   report.sampling =
       SamplingReport{.precision = request.sample_precision,
                      .k_values = plan.k_values,
+                     .l2_bytes = l2_bytes,
+                     .device_l2_bytes = device.memory.l2.size_bytes,
                      .cores = plan.cores,
                      .device_cores = device.gpu.cores,
                      .share = last.share,

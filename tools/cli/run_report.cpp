@@ -42,15 +42,26 @@ std::string k_list(const std::vector<std::int64_t>& ks) {
   return out;
 }
 
+// ", L2 of 446 and 972 KiB" when the K samples ran with part of the L2 (sample_l2_bytes).
+std::string scaled_l2(const SamplingReport& s) {
+  std::string sizes;
+  bool scaled = false;
+  for (const std::int64_t bytes : s.l2_bytes) {
+    scaled = scaled || bytes != s.device_l2_bytes;
+    append_item(sizes, " and ", std::to_string(bytes / 1024));
+  }
+  return scaled ? fmt::format(", L2 of {} KiB", sizes) : std::string();
+}
+
 void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) {
   out << fmt::format(
-      "\nsampled{}: {} of {} cores ({:.2f}% of the threadgroups) at K = {}{}{}; {:.2f}% of the "
+      "\nsampled{}: {} of {} cores ({:.2f}% of the threadgroups) at K = {}{}{}{}; {:.2f}% of the "
       "full run's work; cycles within {:.0f}% of a full run on the tested shapes, up to "
       "{:.1f}% off on others measured (docs/sampling.md); occupancy, utilizations, hit rates and "
       "the breakdown are the sampled run's\n",
       s.precision == SamplePrecision::kPrecise ? " (precise)" : "", s.cores, s.device_cores,
       100 * s.share, k_list(s.k_values),
-      s.k_values.size() > 1 ? fmt::format(", extrapolated to {}", k) : std::string(),
+      s.k_values.size() > 1 ? fmt::format(", extrapolated to {}", k) : std::string(), scaled_l2(s),
       s.dram_share < 1 ? fmt::format(", DRAM-bound: replayed with {:.2f}% of the DRAM bandwidth",
                                      100 * s.dram_share)
                        : std::string(),
@@ -60,6 +71,7 @@ void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) 
 nlohmann::json sampling_json(const SamplingReport& s) {
   return {{"precision", s.precision == SamplePrecision::kPrecise ? "precise" : "fast"},
           {"k_values", s.k_values},
+          {"l2_bytes", s.l2_bytes},
           {"cores", s.cores},
           {"device_cores", s.device_cores},
           {"threadgroup_share", s.share},

@@ -51,10 +51,13 @@ double differing_edge_share(const kernels::GemmKernel& kernel, const kernels::Ge
 
 }  // namespace
 
+std::int64_t k_step(const kernels::GemmKernel& kernel, const kernels::GemmProblem& problem) {
+  return std::max<std::int64_t>(1, kernel.tile.tk) * std::max(1, problem.k_parallel);
+}
+
 std::int64_t k_sampling_unit(const kernels::GemmKernel& kernel, const kernels::GemmProblem& problem,
                              int group_size) {
-  const std::int64_t step =
-      std::max<std::int64_t>(1, kernel.tile.tk) * std::max(1, problem.k_parallel);
+  const std::int64_t step = k_step(kernel, problem);
   if (group_size == kernels::kPerColumnGroup || group_size <= 0) return step;
   return std::lcm(step, static_cast<std::int64_t>(group_size));
 }
@@ -125,8 +128,7 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   }
 
   const std::int64_t unit = k_sampling_unit(kernel, problem, group_size);
-  const std::int64_t step =
-      std::max<std::int64_t>(1, kernel.tile.tk) * std::max(1, problem.k_parallel);
+  const std::int64_t step = k_step(kernel, problem);
   const std::int64_t simulated =
       plan.slice.x == 0 ? total : threadgroups_in_slice(plan.slice, grid);
   // K_high = ratio K_low: eight steps in K_low while the work allows, else four.
@@ -142,6 +144,18 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   if (plan.k_values.empty()) plan.k_values = samples_at(2);
   if (plan.k_values.empty()) plan.k_values = {problem.k};
   return plan;
+}
+
+std::int64_t sample_l2_bytes(const model::CacheSpec& l2, double operand_bytes_per_k,
+                             std::int64_t step, std::int64_t k_sample, std::int64_t k) {
+  const double capacity = static_cast<double>(l2.size_bytes);
+  const double fixed = static_cast<double>(kFixedReuseSteps * step) * operand_bytes_per_k;
+  if (k_sample >= k || fixed >= capacity) return l2.size_bytes;
+  const double scaled =
+      fixed + (capacity - fixed) * static_cast<double>(k_sample) / static_cast<double>(k);
+  const std::int64_t set_bytes =
+      static_cast<std::int64_t>(std::max(1, l2.line_bytes)) * std::max(1, l2.associativity);
+  return std::max(set_bytes, static_cast<std::int64_t>(scaled) / set_bytes * set_bytes);
 }
 
 OperandRegion slice_operand_region(const kernels::GemmKernel& kernel,

@@ -22,7 +22,9 @@
 //   grid's do), and for a striped launch with no more threadgroups than cores (plan_sampling).
 // Precise sampling (SamplePrecision::kPrecise) trades time for accuracy: grids of up to
 // kPreciseWholeGrid threadgroups are simulated whole, with K samples kPreciseKRatio apart
-// instead of 2 when K allows, which averages the slope over more K steps.
+// instead of 2 when K allows, which averages the slope over more K steps, and with part of the
+// L2's capacity (sample_l2_bytes), so that lines shared by threadgroups far apart in K are
+// evicted as in the full run.
 // Contract: the cycles of a sampled run are within kSampledErrorBound of the full run's on the
 // shapes tests/tools/sampling_accuracy_test.cpp checks; the bound is a measured property of the
 // method, not a proof for every shape: larger shapes measured in docs/sampling.md are off by up
@@ -52,8 +54,9 @@ inline constexpr std::int64_t kPreciseWholeGrid = 512;
 // ... with K_high = kPreciseKRatio K_low when K >= 4 K_high (else 2 K_low, as fast sampling).
 inline constexpr std::int64_t kPreciseKRatio = 4;
 // Precise sampling's largest error measured (docs/sampling.md, "Precise sampling": marlin_gemm_fp4
-// 64x64x32 at 384x2048x2048, whose cycles are not affine in K at the scale of the samples).
-inline constexpr double kPreciseLargestMeasuredError = 0.035;
+// 64x64x32 at 384x2048x2048, -3.26%, whose cycles are not affine in K at the scale of the
+// samples).
+inline constexpr double kPreciseLargestMeasuredError = 0.033;
 
 // The sampled work (threadgroups of the slice times the K steps of both sampled lengths) up to
 // which K_low holds eight K steps rather than four: slices of up to 21 threadgroups. Four steps
@@ -62,6 +65,10 @@ inline constexpr double kPreciseLargestMeasuredError = 0.035;
 // four-step samples already take most of a sampled run's time (26 threadgroups in the
 // selection sweep's 1024-row cells, 103 in the 4096^3 slice), keep four.
 inline constexpr std::int64_t kSteadySampleWork = 512;
+
+// K steps of the problem's operand bytes that a whole grid's K sample keeps in its L2 whatever
+// its K (sample_l2_bytes).
+inline constexpr std::int64_t kFixedReuseSteps = 8;
 
 struct SamplingPlan {
   std::vector<std::int64_t> k_values;  // reduction lengths simulated: {K} or {K_low, K_high}
@@ -73,9 +80,12 @@ struct SamplingPlan {
 struct SamplingReport {
   SamplePrecision precision = SamplePrecision::kFast;
   std::vector<std::int64_t> k_values;
-  int cores = 0;         // cores simulated
-  int device_cores = 0;  // cores of the device
-  double share = 1;      // the slice's share of the main dispatch's threadgroups
+  // The L2 capacity each K sample ran with, in k_values' order (sample_l2_bytes).
+  std::vector<std::int64_t> l2_bytes;
+  std::int64_t device_l2_bytes = 0;  // the device's L2 capacity
+  int cores = 0;                     // cores simulated
+  int device_cores = 0;              // cores of the device
+  double share = 1;                  // the slice's share of the main dispatch's threadgroups
   // Its share of the DRAM bandwidth: 1, or its distinct loaded bytes / the problem's operand
   // bytes when the launch saturates DRAM.
   double dram_share = 1;
@@ -90,6 +100,20 @@ struct SamplingReport {
 // factor, rounded up to a multiple of the scale group.
 std::int64_t k_sampling_unit(const kernels::GemmKernel& kernel, const kernels::GemmProblem& problem,
                              int group_size);
+
+// The kernel's K step: the tile's K times the K-parallel factor.
+std::int64_t k_step(const kernels::GemmKernel& kernel, const kernels::GemmProblem& problem);
+
+// The L2 capacity a K sample at `k_sample` of a whole grid runs with, when the full run's K is
+// `k` (docs/sampling.md, "The L2's capacity"). Threadgroups that share a line (an A row, a
+// weight column) read it some K steps apart: a few at the start, and more as K grows (a
+// one-wave launch's L2 evicted more lines the longer its K), so a sample at a small K would
+// keep lines the full run evicts. The sample keeps a fixed part, F = kFixedReuseSteps K steps of
+// `operand_bytes_per_k` (the problem's operand bytes per 1 of K), and the rest of the capacity C in
+// proportion to K: F + (C - F) k_sample / k, rounded down to whole sets (line times associativity).
+// C itself when F >= C or k_sample >= k.
+std::int64_t sample_l2_bytes(const model::CacheSpec& l2, double operand_bytes_per_k,
+                             std::int64_t step, std::int64_t k_sample, std::int64_t k);
 
 // The main dispatch's grid (x = output column tiles, y = row tiles; striped: 1D).
 sim::Dim3 main_grid(const kernels::GemmKernel& kernel, const kernels::GemmProblem& problem);
