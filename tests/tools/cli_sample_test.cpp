@@ -33,6 +33,8 @@ TEST(CliSample, RunReportsHowItSampled) {
   EXPECT_LT(s.at("error_bound").get<double>(), s.at("largest_measured_error").get<double>());
   // m4max's bandwidth is far from saturated: the slice keeps all of it.
   EXPECT_EQ(s.at("dram_share").get<double>(), 1.0);
+  // One threadgroup per core: no pointer to precise sampling.
+  EXPECT_EQ(s.at("precise_runs_whole"), false);
   // A slice keeps the device's L2 (3 MiB) for both samples.
   EXPECT_EQ(s.at("l2_bytes"), nlohmann::json::array({3 << 20, 3 << 20}));
 }
@@ -68,6 +70,31 @@ TEST(CliSample, PreciseRunSimulatesTheWholeGridWithKSamplesFourApart) {
                 .at("sampling")
                 .at("precision"),
             "fast");
+}
+
+TEST(CliSample, AFastSliceOfAMidSizedGridPointsToPreciseSampling) {
+  // 320 x 2048 in 64x64 tiles: 5 x 32 = 160 threadgroups, 4 on the busiest of 40 cores. Fast
+  // sampling slices it (more than 128); precise sampling would run it whole (at most 512).
+  const std::vector<std::string> args{"run",    "--kernel", "marlin_gemm_fused_fp4",
+                                      "--tile", "64x64x32", "--m",
+                                      "320",    "--n",      "2048",
+                                      "--k",    "256",      "--sample"};
+  const CliResult text = run_cli(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("sampled: fast sampling was measured up to 7.0% off on sliced grids "
+                          "like this one (several threadgroups per core, at most 512); "
+                          "--sample-precise simulates the whole grid"),
+            std::string::npos)
+      << text.out;
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  const nlohmann::json fast = run_json(json_args).at("sampling");
+  EXPECT_EQ(fast.at("cores"), 1);
+  EXPECT_EQ(fast.at("precise_runs_whole"), true);
+  json_args.push_back("--sample-precise");
+  const nlohmann::json precise = run_json(json_args).at("sampling");
+  EXPECT_EQ(precise.at("cores"), 40);
+  EXPECT_EQ(precise.at("precise_runs_whole"), false);
 }
 
 TEST(CliSample, FastSamplingKeepsTheL2OfAWholeGrid) {

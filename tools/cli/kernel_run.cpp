@@ -354,10 +354,17 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
                  const kernels::WeightFormat& format, KernelRunReport& report) {
   const Clock::time_point start = Clock::now();
   const kernels::GemmProblem& p = report.problem;
-  const SamplingPlan plan =
-      plan_sampling(device, report.kernel, p, request.group_size, main_grid(report.kernel, p),
-                    request.sample_cores, request.sample_precision);
+  const sim::Dim3 grid = main_grid(report.kernel, p);
+  const SamplingPlan plan = plan_sampling(device, report.kernel, p, request.group_size, grid,
+                                          request.sample_cores, request.sample_precision);
   const bool sliced = plan.slice.x != 0;
+  const bool precise = request.sample_precision == SamplePrecision::kPrecise;
+  // A fast slice of a grid with several threadgroups per core that precise sampling runs whole.
+  const bool precise_runs_whole = !precise && sliced &&
+                                  grid.volume() > static_cast<std::uint64_t>(device.gpu.cores) &&
+                                  plan_sampling(device, report.kernel, p, request.group_size, grid,
+                                                request.sample_cores, SamplePrecision::kPrecise)
+                                          .slice.x == 0;
   sim::LaunchOptions options = engine_options(request);
   options.slice = plan.slice;
   // The race and uninitialized-read sanitizer is for full runs (a slice at a reduced K checks
@@ -377,7 +384,6 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   };
   // A whole grid's K samples of precise sampling keep the part of the L2 their K needs. Slices
   // and fast sampling keep all of it (docs/sampling.md, "The L2's capacity").
-  const bool precise = request.sample_precision == SamplePrecision::kPrecise;
   const analytic::ProblemIntensity problem_bytes =
       analytic::problem_intensity({p.m, p.n, p.k}, analytic_weight_spec(format));
   const double operand_bytes_per_k =
@@ -448,19 +454,19 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   report.timing_seconds = std::max(0.0, seconds_since(start) - report.functional_seconds);
   report.timing =
       combine_sampled(runs, plan.k_values, p.k, last.share, device.gpu, report.useful_flops);
-  report.sampling =
-      SamplingReport{.precision = request.sample_precision,
-                     .k_values = plan.k_values,
-                     .l2_bytes = l2_bytes,
-                     .device_l2_bytes = device.memory.l2.size_bytes,
-                     .cores = plan.cores,
-                     .device_cores = device.gpu.cores,
-                     .share = last.share,
-                     .dram_share = saturated ? last.bytes_share : 1.0,
-                     .work_fraction = work / static_cast<double>(p.k),
-                     .simulated_instructions = simulated,
-                     .largest_measured_error =
-                         precise ? kPreciseLargestMeasuredError : kLargestMeasuredSampledError};
+  report.sampling = SamplingReport{.precision = request.sample_precision,
+                                   .k_values = plan.k_values,
+                                   .l2_bytes = l2_bytes,
+                                   .device_l2_bytes = device.memory.l2.size_bytes,
+                                   .cores = plan.cores,
+                                   .device_cores = device.gpu.cores,
+                                   .share = last.share,
+                                   .dram_share = saturated ? last.bytes_share : 1.0,
+                                   .work_fraction = work / static_cast<double>(p.k),
+                                   .simulated_instructions = simulated,
+                                   .largest_measured_error = precise ? kPreciseLargestMeasuredError
+                                                                     : kLargestMeasuredSampledError,
+                                   .precise_runs_whole = precise_runs_whole};
 }
 
 }  // namespace

@@ -66,6 +66,13 @@ void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) 
                                      100 * s.dram_share)
                        : std::string(),
       100 * s.work_fraction, 100 * s.error_bound, 100 * s.largest_measured_error);
+  if (s.precise_runs_whole) {
+    out << fmt::format(
+        "sampled: fast sampling was measured up to {:.1f}% off on sliced grids like this one "
+        "(several threadgroups per core, at most {}); --sample-precise simulates the whole grid "
+        "(docs/sampling.md, \"Precise sampling\")\n",
+        100 * kLargestMeasuredSampledError, kPreciseWholeGrid);
+  }
 }
 
 nlohmann::json sampling_json(const SamplingReport& s) {
@@ -79,7 +86,8 @@ nlohmann::json sampling_json(const SamplingReport& s) {
           {"simulated_instructions", s.simulated_instructions},
           {"dram_share", s.dram_share},
           {"error_bound", s.error_bound},
-          {"largest_measured_error", s.largest_measured_error}};
+          {"largest_measured_error", s.largest_measured_error},
+          {"precise_runs_whole", s.precise_runs_whole}};
 }
 
 void print_trace(std::ostream& out, const TraceReport& trace) {

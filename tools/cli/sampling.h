@@ -94,6 +94,9 @@ struct SamplingReport {
   std::int64_t simulated_instructions = 0;  // simdgroup instructions the sampled runs replayed
   double error_bound = kSampledErrorBound;
   double largest_measured_error = kLargestMeasuredSampledError;
+  // Fast sampling sliced a grid of several threadgroups per core that precise sampling would
+  // simulate whole: the grids where fast sampling's largest errors were measured.
+  bool precise_runs_whole = false;
 };
 
 // The K unit every sampled length is a multiple of: the tile's K step times the K-parallel
