@@ -2,6 +2,8 @@
 // `model --timing`, `validate --simulate`'s selection guide and `bench`.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -240,10 +242,10 @@ TEST(SelectionGuide, FastestIsTheMinimumAndHoldsFollowsTheBound) {
 TEST(CliBench, QuickRunReportsEveryCaseAgainstItsTarget) {
   const nlohmann::json json = run_json({"bench", "--quick", "--repeat", "2", "--json"});
   const nlohmann::json& cases = json.at("cases");
-  ASSERT_EQ(cases.size(), 6u);
+  ASSERT_EQ(cases.size(), 8u);
   // The repeated wall-time cases report the fastest of two runs, where its time went and the
   // range.
-  for (const int timed : {0, 3}) {
+  for (const int timed : {0, 4}) {
     const std::string note = cases[timed].at("note").get<std::string>();
     EXPECT_NE(note.find("best of 2 ("), std::string::npos) << cases[timed];
     EXPECT_NE(note.find("engine "), std::string::npos) << cases[timed];
@@ -257,10 +259,26 @@ TEST(CliBench, QuickRunReportsEveryCaseAgainstItsTarget) {
     const double measured = c.at("measured").get<double>();
     const double target = c.at("target").get<double>();
     const bool higher = c.at("higher_is_better").get<bool>();
-    EXPECT_GT(measured, 0);
-    EXPECT_DOUBLE_EQ(c.at("ratio").get<double>(), higher ? target / measured : measured / target);
+    EXPECT_GE(measured, 0);
+    if (measured > 0) {
+      EXPECT_DOUBLE_EQ(c.at("ratio").get<double>(), higher ? target / measured : measured / target);
+    }
     EXPECT_EQ(c.at("met").get<bool>(), higher ? measured >= target : measured <= target);
   }
+  // The sampled decode run's error against the full run, from the cycles its note gives.
+  const nlohmann::json& error = cases[2];
+  EXPECT_EQ(error.at("unit"), "%");
+  EXPECT_EQ(error.at("target").get<double>(), 2.0);
+  std::string note = error.at("note").get<std::string>();
+  std::erase(note, ',');
+  long long sampled = 0;
+  long long full = 0;
+  ASSERT_EQ(std::sscanf(note.c_str(), "%lld sampled against %lld full cycles", &sampled, &full), 2)
+      << note;
+  EXPECT_DOUBLE_EQ(error.at("measured").get<double>(),
+                   100 * std::abs(static_cast<double>(sampled - full)) / static_cast<double>(full));
+  // Without --heavy there is no full 4096^3 run to compare the sampled one with.
+  EXPECT_TRUE(cases[5].at("measured").is_null());
 }
 
 }  // namespace

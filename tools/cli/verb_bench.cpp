@@ -1,11 +1,14 @@
 // `marlin-sim bench`: the simulator's own speed against its targets (docs/performance.md):
-// full-fidelity runs, instruction rate, sampled runs and the sampled selection sweep, each
-// printed beside its target and the ratio.
+// full-fidelity runs, instruction rate, sampled runs and their error against the full runs,
+// the sampled selection sweep and the peak memory, each printed beside its target and the
+// ratio.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "model/device/profile_loader.h"
 #include "sim/runtime/trace_budget.h"
@@ -66,12 +69,35 @@ KernelRunRequest fused_request(std::int64_t m, std::int64_t n, std::int64_t k, b
 
 double wall(const KernelRunReport& r) { return r.functional_seconds + r.timing_seconds; }
 
+// |sampled - full| / full of the predicted cycles, in percent.
+double sampled_error_percent(const KernelRunReport& sampled, const KernelRunReport& full) {
+  const auto full_cycles = static_cast<double>(full.timing.total_cycles.count());
+  return 100 * std::abs(static_cast<double>(sampled.timing.total_cycles.count()) - full_cycles) /
+         full_cycles;
+}
+
+// The row of a sampled run's error against the full-fidelity run of the same launch.
+BenchRow sampled_error_row(const std::string& what, const KernelRunReport& sampled,
+                           const KernelRunReport* full) {
+  BenchRow row = make_row("sampled cycles against full fidelity, " + what, "%", 2);
+  if (full == nullptr) {
+    row.note = "not run: needs --heavy";
+    return row;
+  }
+  row.measured = sampled_error_percent(sampled, *full);
+  row.note = fmt::format("{} sampled against {} full cycles",
+                         format_count(sampled.timing.total_cycles.count()),
+                         format_count(full->timing.total_cycles.count()));
+  return row;
+}
+
 std::string shape(std::int64_t m, std::int64_t n, std::int64_t k) {
   return fmt::format("{}x{}x{}", m, n, k);
 }
 
 std::string show(const BenchRow& row, double value) {
   if (row.unit == "s") return format_seconds(value);
+  if (row.unit == "%") return fmt::format("{:.2f}%", value);
   if (row.unit == "B") return fmt::format("{:.2f} GB", value / 1e9);
   return format_rate(value, row.unit);
 }
@@ -143,13 +169,19 @@ std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, boo
                   .measured = static_cast<double>(decode.best.timing.instructions) /
                               wall(decode.best) / threads,
                   .note = fmt::format("{} host threads", threads)});
+  note("sampled " + shape(16, 4096, decode_k));
+  const KernelRunReport decode_sampled =
+      run_kernel(device, fused_request(16, 4096, decode_k, true, threads));
+  rows.push_back(sampled_error_row(shape(16, 4096, decode_k), decode_sampled, &decode.best));
 
   BenchRow big = make_row("full fidelity, fused 64x64x32, " + shape(4096, 4096, 4096), "s", 60);
   BenchRow memory = make_row("peak memory of the process", "B", 2e9);
+  std::optional<KernelRunReport> big_report;
   if (heavy) {
     note("full fidelity " + shape(4096, 4096, 4096));
     try {
-      big.measured = wall(run_kernel(device, fused_request(4096, 4096, 4096, false, threads)));
+      big_report = run_kernel(device, fused_request(4096, 4096, 4096, false, threads));
+      big.measured = wall(*big_report);
     } catch (const sim::TraceLimitExceeded& error) {
       progress << "bench: " << error.what() << '\n';
       big.note = "stopped: its traces exceed the host's trace limit (docs/cli.md, run)";
@@ -169,6 +201,8 @@ std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, boo
                   .note = join_note({fmt::format("{:.3f}% of the work",
                                                  100 * sampled.best.sampling->work_fraction),
                                      split(sampled.best), spread(sampled.walls)})});
+  rows.push_back(sampled_error_row(shape(4096, 4096, 4096), sampled.best,
+                                   big_report ? &*big_report : nullptr));
   BenchRow sweep = make_row("sampled selection sweep, 5 configurations x 6 rows", "s", 10);
   if (quick) {
     sweep.note = "not run: --quick";
