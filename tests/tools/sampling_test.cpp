@@ -287,20 +287,22 @@ TEST(Sampling, SliceDeviceKeepsCachesAndScalesDram) {
   EXPECT_EQ(slice.memory.slc.size_bytes, device.memory.slc.size_bytes);
 }
 
-TEST(Sampling, SampleL2KeepsAFixedPartAndScalesTheRestWithK) {
+TEST(Sampling, SampleL2ScalesWithKInWholeSets) {
+  // 3 MiB in sets of 16 lines of 128 bytes (2 KiB).
   const model::CacheSpec l2{.size_bytes = 3 << 20, .line_bytes = 128, .associativity = 16};
-  // Fixed part: 8 steps of 32 rows of K at 1000 bytes per row = 256,000 bytes. At K = 128 of
-  // 4096: 256,000 + (3,145,728 - 256,000) / 32 = 346,304, rounded down to sets of 2 KiB:
-  // 169 x 2048 = 346,112.
-  EXPECT_EQ(sample_l2_bytes(l2, 1000.0, 32, 128, 4096), 346'112);
-  // At K = 1024: 256,000 + 2,889,728 / 4 = 978,432 = 477.75 sets: 477 x 2048.
-  EXPECT_EQ(sample_l2_bytes(l2, 1000.0, 32, 1024, 4096), 976'896);
-  // The full K, or a fixed part as large as the L2: the whole capacity.
-  EXPECT_EQ(sample_l2_bytes(l2, 1000.0, 32, 4096, 4096), 3 << 20);
-  EXPECT_EQ(sample_l2_bytes(l2, 12'288.0, 32, 128, 4096), 3 << 20);
-  // A fully associative cache rounds to lines: 346,304 = 2,705.5 lines of 128 bytes.
+  // 128 of 4096: 3,145,728 / 32 = 98,304, 48 sets exactly; 1024 of 4096: a quarter.
+  EXPECT_EQ(sample_l2_bytes(l2, 128, 4096), 98'304);
+  EXPECT_EQ(sample_l2_bytes(l2, 1024, 4096), 786'432);
+  // 129 of 4096: 99,072 bytes = 48.375 sets, rounded down to 48.
+  EXPECT_EQ(sample_l2_bytes(l2, 129, 4096), 98'304);
+  // 1 of 4096: 768 bytes, less than a set: one set.
+  EXPECT_EQ(sample_l2_bytes(l2, 1, 4096), 2048);
+  // The full K (or more): the whole capacity.
+  EXPECT_EQ(sample_l2_bytes(l2, 4096, 4096), 3 << 20);
+  EXPECT_EQ(sample_l2_bytes(l2, 8192, 4096), 3 << 20);
+  // A fully associative cache rounds to lines: 99,072 bytes are 774 lines exactly.
   const model::CacheSpec full{.size_bytes = 3 << 20, .line_bytes = 128, .associativity = 0};
-  EXPECT_EQ(sample_l2_bytes(full, 1000.0, 32, 128, 4096), 2705 * 128);
+  EXPECT_EQ(sample_l2_bytes(full, 129, 4096), 774 * 128);
 }
 
 TEST(Sampling, DramSaturatesWhenTheBytesNeedMoreThanTheBandwidth) {

@@ -382,18 +382,12 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     whole.memory.l2.size_bytes = job.l2_bytes;
     return whole;
   };
-  // A whole grid's K samples of precise sampling keep the part of the L2 their K needs. Slices
-  // and fast sampling keep all of it (docs/sampling.md, "The L2's capacity").
-  const analytic::ProblemIntensity problem_bytes =
-      analytic::problem_intensity({p.m, p.n, p.k}, analytic_weight_spec(format));
-  const double operand_bytes_per_k =
-      static_cast<double>(problem_bytes.total_bytes - problem_bytes.c_bytes) /
-      static_cast<double>(std::max<std::int64_t>(p.k, 1));
+  // A whole grid's K samples of precise sampling run with the L2 in proportion to their K.
+  // Slices and fast sampling keep all of it (docs/sampling.md, "The L2's capacity").
   std::vector<std::int64_t> l2_bytes;
   for (const std::int64_t k : plan.k_values) {
     l2_bytes.push_back(sliced || !precise ? device.memory.l2.size_bytes
-                                          : sample_l2_bytes(device.memory.l2, operand_bytes_per_k,
-                                                            k_step(report.kernel, p), k, p.k));
+                                          : sample_l2_bytes(device.memory.l2, k, p.k));
   }
   double work = 0;
   // Every sample's operands are drawn at once, each on a thread of its own, before the engine

@@ -42,7 +42,7 @@ std::string k_list(const std::vector<std::int64_t>& ks) {
   return out;
 }
 
-// ", L2 of 446 and 972 KiB" when the K samples ran with part of the L2 (sample_l2_bytes).
+// ", L2 of 192 and 768 KiB" when the K samples ran with part of the L2 (sample_l2_bytes).
 std::string scaled_l2(const SamplingReport& s) {
   std::string sizes;
   bool scaled = false;
@@ -71,7 +71,7 @@ void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) 
         "sampled: fast sampling was measured up to {:.1f}% off on sliced grids like this one "
         "(several threadgroups per core, at most {}); --sample-precise simulates the whole grid "
         "(docs/sampling.md, \"Precise sampling\")\n",
-        100 * kLargestMeasuredSampledError, kPreciseWholeGrid);
+        100 * kLargestMeasuredSlicedError, kPreciseWholeGrid);
   }
 }
 

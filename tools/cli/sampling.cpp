@@ -49,11 +49,12 @@ double differing_edge_share(const kernels::GemmKernel& kernel, const kernels::Ge
   return static_cast<double>(edge) / static_cast<double>(grid.volume());
 }
 
-}  // namespace
-
+// The kernel's K step: the tile's K times the K-parallel factor.
 std::int64_t k_step(const kernels::GemmKernel& kernel, const kernels::GemmProblem& problem) {
   return std::max<std::int64_t>(1, kernel.tile.tk) * std::max(1, problem.k_parallel);
 }
+
+}  // namespace
 
 std::int64_t k_sampling_unit(const kernels::GemmKernel& kernel, const kernels::GemmProblem& problem,
                              int group_size) {
@@ -146,16 +147,13 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   return plan;
 }
 
-std::int64_t sample_l2_bytes(const model::CacheSpec& l2, double operand_bytes_per_k,
-                             std::int64_t step, std::int64_t k_sample, std::int64_t k) {
-  const double capacity = static_cast<double>(l2.size_bytes);
-  const double fixed = static_cast<double>(kFixedReuseSteps * step) * operand_bytes_per_k;
-  if (k_sample >= k || fixed >= capacity) return l2.size_bytes;
-  const double scaled =
-      fixed + (capacity - fixed) * static_cast<double>(k_sample) / static_cast<double>(k);
+std::int64_t sample_l2_bytes(const model::CacheSpec& l2, std::int64_t k_sample, std::int64_t k) {
+  if (k_sample >= k || k <= 0) return l2.size_bytes;
   const std::int64_t set_bytes =
       static_cast<std::int64_t>(std::max(1, l2.line_bytes)) * std::max(1, l2.associativity);
-  return std::max(set_bytes, static_cast<std::int64_t>(scaled) / set_bytes * set_bytes);
+  const auto scaled = static_cast<std::int64_t>(
+      static_cast<double>(l2.size_bytes) * static_cast<double>(k_sample) / static_cast<double>(k));
+  return std::min(l2.size_bytes, std::max(set_bytes, scaled / set_bytes * set_bytes));
 }
 
 OperandRegion slice_operand_region(const kernels::GemmKernel& kernel,
