@@ -56,6 +56,36 @@ TEST_P(SampledAccuracy, CyclesWithinTheBoundOfTheFullRun) {
   }
 }
 
+// A launch whose full run overflows the L2 while samples at a small K would not fill it: on m1
+// (768 KiB of L2), marlin_gemm_fp4 64x64x32 at 128x1024x4096 reads 784 operand bytes per 1 of
+// K, 3 MiB in all. Precise sampling gives its samples the L2 in proportion to their K
+// (sample_l2_bytes), so it stays within the bound; with the device's L2 it was 12.8% off.
+TEST(SampledAccuracyL2, PreciseSamplesFollowAnL2TheFullRunOverflows) {
+  const model::DeviceSpec device = model::load_device("m1");
+  KernelRunRequest request;
+  request.kernel = "marlin_gemm_fp4";
+  request.tile = analytic::Tile{64, 64, 32};
+  request.problem = {.m = 128, .n = 1024, .k = 4096};
+  request.host_threads = 2;
+  const double full = static_cast<double>(run_kernel(device, request).timing.total_cycles.count());
+  // The L2's capacity matters to this launch: with a 256 MiB L2 it takes over 10% less.
+  model::DeviceSpec large_l2 = device;
+  large_l2.memory.l2.size_bytes = std::int64_t{256} << 20;
+  const double roomy =
+      static_cast<double>(run_kernel(large_l2, request).timing.total_cycles.count());
+  EXPECT_LT(roomy, 0.9 * full);
+  request.sample = true;
+  request.sample_precision = SamplePrecision::kPrecise;
+  const KernelRunReport sampled = run_kernel(device, request);
+  ASSERT_TRUE(sampled.sampling.has_value());
+  EXPECT_EQ(sampled.sampling->cores, device.gpu.cores);  // the whole grid
+  EXPECT_LT(sampled.sampling->l2_bytes.front(), device.memory.l2.size_bytes);
+  const double error =
+      std::abs(static_cast<double>(sampled.timing.total_cycles.count()) - full) / full;
+  EXPECT_LE(error, kSampledErrorBound)
+      << "full " << full << " sampled " << sampled.timing.total_cycles.count();
+}
+
 const analytic::Tile k64x64x32{64, 64, 32};
 
 INSTANTIATE_TEST_SUITE_P(
