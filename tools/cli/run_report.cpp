@@ -42,7 +42,8 @@ std::string k_list(const std::vector<std::int64_t>& ks) {
   return out;
 }
 
-// ", L2 of 192 and 768 KiB" when the K samples ran with part of the L2 (sample_l2_bytes).
+// ", L2 of 192 and 768 KiB" when the K samples ran with less than the device's L2
+// (sample_l2_bytes).
 std::string scaled_l2(const SamplingReport& s) {
   std::string sizes;
   bool scaled = false;

@@ -22,9 +22,9 @@
 //   grid's do), and for a striped launch with no more threadgroups than cores (plan_sampling).
 // Precise sampling (SamplePrecision::kPrecise) trades time for accuracy: grids of up to
 // kPreciseWholeGrid threadgroups are simulated whole, with K samples kPreciseKRatio apart
-// instead of 2 when K allows, which averages the slope over more K steps, and with part of the
-// L2's capacity (sample_l2_bytes), so that lines shared by threadgroups far apart in K are
-// evicted as in the full run.
+// instead of 2 when K allows, which averages the slope over more K steps, and with the L2's
+// capacity in proportion to their K (sample_l2_bytes), so that lines shared by threadgroups far
+// apart in K are evicted as in the full run.
 // Contract: the cycles of a sampled run are within kSampledErrorBound of the full run's on the
 // shapes tests/tools/sampling_accuracy_test.cpp checks; the bound is a measured property of the
 // method, not a proof for every shape: larger shapes measured in docs/sampling.md are off by up
