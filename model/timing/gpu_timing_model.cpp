@@ -12,6 +12,7 @@
 #include "model/timing/launch_replay.h"
 #include "model/timing/memory_hierarchy.h"
 #include "model/timing/op_costs.h"
+#include "model/timing/reuse_distance.h"
 #include "model/timing/threadgroup_memory_banks.h"
 #include "model/timing/trace_stream.h"
 
@@ -74,6 +75,8 @@ TimingResult GpuTimingModel::replay(std::span<const LaunchInput> launches,
   const model::GpuSpec& gpu = device_.gpu;
   const OpCosts costs(device_.pipes);
   MemoryHierarchy memory(device_.memory, gpu);
+  std::vector<std::uint64_t> l2_lines;
+  if (options_.l2_reuse_distances) memory.record_l2_lines(&l2_lines);
   Coalescer coalescer(device_.memory.l1);
   std::vector<std::unique_ptr<ThreadgroupMemoryBanks>> banks;
   for (int core = 0; core < gpu.cores; ++core) {
@@ -167,6 +170,7 @@ TimingResult GpuTimingModel::replay(std::span<const LaunchInput> launches,
   result.hit_rates = HitRates{.l1 = hit_rate(result.stats, "l1"),
                               .l2 = hit_rate(result.stats, "l2"),
                               .slc = hit_rate(result.stats, "slc")};
+  if (options_.l2_reuse_distances) result.l2_reuse = reuse_distances(l2_lines);
   return result;
 }
 

@@ -113,6 +113,7 @@ MemoryAccessResult MemoryHierarchy::access(int core, Cycles cycle, std::uint64_t
     stats_.increment(stores_);
     l1.cache->access(address, true);
     const Cycles link_done = later(link.request(cycle, line_bytes_), through_l2_port(cycle));
+    if (l2_lines_ != nullptr) l2_lines_->push_back(address / static_cast<unsigned>(line_bytes_));
     const CacheAccessResult in_l2 = l2_.cache->access(address, true);
     result = {later(cycle + l2_.hit_latency, link_done), MemoryLevel::kL2};
     if (!in_l2.hit) {
@@ -157,6 +158,7 @@ double MemoryHierarchy::l2_port_utilization(Cycles elapsed) const {
 
 MemoryAccessResult MemoryHierarchy::read_below_l1(Cycles cycle, std::uint64_t address,
                                                   Cycles link_done) {
+  if (l2_lines_ != nullptr) l2_lines_->push_back(address / static_cast<unsigned>(line_bytes_));
   const CacheAccessResult in_l2 = l2_.cache->access(address, false);
   if (in_l2.hit) {
     return {hit_ready(l2_, in_l2.frame, later(cycle + l2_.hit_latency, link_done)),

@@ -79,6 +79,9 @@ class MemoryHierarchy {
     return links_[static_cast<std::size_t>(core)];
   }
   [[nodiscard]] const StatRegistry& stats() const { return stats_; }
+  // From now on appends the line number (address / line_bytes) of every L2 access, loads
+  // and stores, to `lines` (nullptr stops); `lines` must outlive the recording.
+  void record_l2_lines(std::vector<std::uint64_t>* lines) { l2_lines_ = lines; }
   // Fraction of [0, elapsed) the core's L1 port transferred (0 when not modelled).
   [[nodiscard]] double l1_port_utilization(int core, Cycles elapsed) const;
   // Fraction of [0, elapsed) the shared L2 port transferred (0 when not modelled).
@@ -138,6 +141,7 @@ class MemoryHierarchy {
   StatId dram_writebacks_;
   StatRegistry buffer_stats_;
   std::array<BufferCounters, kCountedBuffers> buffers_{};
+  std::vector<std::uint64_t>* l2_lines_ = nullptr;  // record_l2_lines
 };
 
 }  // namespace marlin::timing

@@ -13,6 +13,7 @@
 
 #include "model/device/device_spec.h"
 #include "model/timing/cycles.h"
+#include "model/timing/reuse_distance.h"
 #include "model/timing/stall_class.h"
 #include "model/timing/stats.h"
 #include "sim/runtime/trace.h"
@@ -45,6 +46,8 @@ struct TimingOptions {
   // simdgroup of the scheduler can issue before them. The results are the same either way
   // (tests compare both).
   bool batch_alu_runs = true;
+  // Record the reuse distances of the L2's accesses (TimingResult::l2_reuse), for sampling.
+  bool l2_reuse_distances = false;
 };
 
 // Per-launch results.
@@ -103,6 +106,7 @@ struct TimingResult {
   UnitUtilization utilization;
   HitRates hit_rates;
   std::vector<StatRecord> stats;  // "core.", "threadgroup_memory.", "coalescer.", "memory."
+  ReuseDistances l2_reuse;        // with TimingOptions::l2_reuse_distances, else empty
   friend bool operator==(const TimingResult& a, const TimingResult& b) {
     return a.total_cycles == b.total_cycles && a.seconds == b.seconds && a.launches == b.launches &&
            a.achieved_flops_per_s == b.achieved_flops_per_s &&

@@ -1,6 +1,7 @@
 // Google Benchmark of the timing model's per-access units, called once per memory op of a
 // replay: the threadgroup-memory bank model and the device-access coalescer, with the m4max
-// profile's geometry (32 banks of 4 bytes, 128-byte lines). items = accesses.
+// profile's geometry (32 banks of 4 bytes, 128-byte lines), and of the reuse distances of a
+// sampled run's L2 accesses. items = accesses.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 
 #include "model/device/profile_loader.h"
 #include "model/timing/coalescer.h"
+#include "model/timing/reuse_distance.h"
 #include "model/timing/threadgroup_memory_banks.h"
 
 namespace {
@@ -61,3 +63,23 @@ void BM_CoalescerWordPerLane(benchmark::State& state) {
 BENCHMARK(BM_CoalescerWordPerLane);
 
 }  // namespace
+
+// Reuse distances of an L2 access stream shaped like a GEMM sample's: 64 threadgroups each
+// reading, per K step, 40 lines of its own and 8 lines shared with the 7 others of its row,
+// for 64 K steps: 196,608 accesses to 167,936 lines. items = accesses.
+void BM_ReuseDistances(benchmark::State& state) {
+  std::vector<std::uint64_t> lines;
+  for (std::uint64_t step = 0; step < 64; ++step) {
+    for (std::uint64_t tg = 0; tg < 64; ++tg) {
+      for (std::uint64_t i = 0; i < 40; ++i) lines.push_back((step * 64 + tg) * 64 + i);
+      for (std::uint64_t i = 0; i < 8; ++i) {
+        lines.push_back((std::uint64_t{1} << 30) + (step * 8 + tg / 8) * 8 + i);
+      }
+    }
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(timing::reuse_distances(lines).first_accesses);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(lines.size()));
+}
+BENCHMARK(BM_ReuseDistances)->Unit(benchmark::kMillisecond);

@@ -84,6 +84,21 @@ TEST(MemoryHierarchyTest, LoadsWalkTheLevels) {
   EXPECT_EQ(memory.l2().stats().value("read_misses"), 6);  // A, B, C, D, E, then B again
 }
 
+TEST(MemoryHierarchyTest, RecordsTheLinesOfL2AccessesOnly) {
+  const TinySpec spec;
+  MemoryHierarchy memory(spec.memory, spec.gpu);
+  std::vector<std::uint64_t> lines;
+  memory.access(0, Cycles(0), kA, false);  // before recording
+  memory.record_l2_lines(&lines);
+  memory.access(0, Cycles(10), kA + 5, false);  // an L1 hit: not an L2 access
+  memory.access(1, Cycles(10), kA + 5, false);  // core 1's L1 misses: line 0
+  memory.access(0, Cycles(20), kC, true);       // stores reach L2: line 2
+  memory.access(0, Cycles(30), kB + 127, false);  // line 1
+  memory.record_l2_lines(nullptr);
+  memory.access(0, Cycles(40), kD, false);  // after recording
+  EXPECT_EQ(lines, (std::vector<std::uint64_t>{0, 2, 1}));
+}
+
 TEST(MemoryHierarchyTest, AnL2HitWaitsForAFillInFlightFromAnotherCore) {
   const TinySpec spec;
   MemoryHierarchy memory(spec.memory, spec.gpu);
