@@ -37,8 +37,9 @@ TEST(CliSample, RunReportsHowItSampled) {
   EXPECT_EQ(s.at("dram_share").get<double>(), 1.0);
   // One threadgroup per core: no pointer to precise sampling.
   EXPECT_EQ(s.at("precise_runs_whole"), false);
-  // A slice keeps the device's L2 (3 MiB) for both samples.
+  // A slice keeps the device's L2 (3 MiB) for both samples; its reuses are not measured.
   EXPECT_EQ(s.at("l2_bytes"), nlohmann::json::array({3 << 20, 3 << 20}));
+  EXPECT_TRUE(s.at("l2_overflow").is_null());
 }
 
 TEST(CliSample, PreciseRunSimulatesTheWholeGridWithKSamplesFourApart) {
@@ -53,15 +54,15 @@ TEST(CliSample, PreciseRunSimulatesTheWholeGridWithKSamplesFourApart) {
   EXPECT_DOUBLE_EQ(s.at("threadgroup_share").get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(s.at("work_fraction").get<double>(), (128.0 + 512.0) / 2048);
   EXPECT_DOUBLE_EQ(s.at("largest_measured_error").get<double>(), kPreciseLargestMeasuredError);
-  // The samples' L2: m4max's 3 MiB times 128 / 2048 and 512 / 2048, whole sets of 2 KiB.
-  EXPECT_EQ(s.at("l2_bytes"), nlohmann::json::array({196'608, 786'432}));
+  // Reuses of this launch stay within m4max's 3 MiB L2: the samples keep all of it.
+  EXPECT_EQ(s.at("l2_bytes"), nlohmann::json::array({3 << 20, 3 << 20}));
+  EXPECT_EQ(s.at("l2_overflow").at("added_misses"), 0.0);
   const CliResult text =
       run_cli({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16", "--n",
                "2048", "--k", "2048", "--sample", "--sample-precise"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("sampled (precise): 40 of 40 cores"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("extrapolated to 2048, L2 of 192 and 768 KiB;"), std::string::npos)
-      << text.out;
+  EXPECT_NE(text.out.find("extrapolated to 2048; "), std::string::npos) << text.out;
   // Without the flag: fast sampling, one threadgroup of the 32.
   EXPECT_EQ(run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
                       "--n", "2048", "--k", "2048", "--sample", "--json"})
@@ -95,20 +96,43 @@ TEST(CliSample, AFastSliceOfAMidSizedGridPointsToPreciseSampling) {
   EXPECT_EQ(precise.at("precise_runs_whole"), false);
 }
 
-TEST(CliSample, FastSamplingKeepsTheL2OfAWholeGrid) {
+TEST(CliSample, AWholeGridKeepsTheL2ItsFullRunDoesNotOverflow) {
   // 100 x 200: 4 x 2 threadgroups, half of them on the ragged last row, so the grid runs whole.
   const std::vector<std::string> args{"run",    "--kernel", "marlin_gemm_fused_fp4",
                                       "--tile", "64x64x32", "--m",
                                       "100",    "--n",      "200",
                                       "--k",    "1024",     "--sample",
                                       "--json"};
-  const nlohmann::json fast = run_json(args).at("sampling");
-  EXPECT_EQ(fast.at("cores"), 40);
-  EXPECT_EQ(fast.at("l2_bytes"), nlohmann::json::array({3 << 20, 3 << 20}));
   std::vector<std::string> precise_args = args;
   precise_args.push_back("--sample-precise");
-  const nlohmann::json precise = run_json(precise_args).at("sampling");
-  EXPECT_LT(precise.at("l2_bytes").at(0).get<std::int64_t>(), 3 << 20);
+  for (const auto& a : {args, precise_args}) {
+    const nlohmann::json s = run_json(a).at("sampling");
+    EXPECT_EQ(s.at("cores"), 40);
+    EXPECT_EQ(s.at("l2_bytes"), nlohmann::json::array({3 << 20, 3 << 20}));
+    EXPECT_EQ(s.at("l2_overflow").at("added_misses"), 0.0);
+  }
+}
+
+TEST(CliSample, AWholeGridWhoseFullRunOverflowsTheL2ScalesItsSamplesL2) {
+  // On m1 (768 KiB of L2) marlin_gemm_fp4 64x64x32 at 128x1024x4096 reads 3 MiB of operands;
+  // its 2 x 16 threadgroups, 4 per core, run whole at K = 128 and 256, whose reuse distances
+  // grow with K past the L2, and would miss many more lines there. The samples replay with
+  // 768 KiB x 128 / 4096 and x 256 / 4096.
+  const std::vector<std::string> args{"run",    "--device",   "m1",   "--kernel", "marlin_gemm_fp4",
+                                      "--tile", "64x64x32",   "--m",  "128",      "--n",
+                                      "1024",   "--k",        "4096", "--sample"};
+  const CliResult text = run_cli(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("extrapolated to 4096, L2 of 24 and 48 KiB (the full run's L2 "
+                          "estimated to miss "),
+            std::string::npos)
+      << text.out;
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  const nlohmann::json s = run_json(json_args).at("sampling");
+  EXPECT_EQ(s.at("k_values"), nlohmann::json::array({128, 256}));
+  EXPECT_EQ(s.at("l2_bytes"), nlohmann::json::array({24'576, 49'152}));
+  EXPECT_GE(s.at("l2_overflow").at("added_misses").get<double>(), kL2AddedMisses);
 }
 
 TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {

@@ -1,9 +1,12 @@
 // The pieces of sampled simulation (tools/cli/sampling.h), each against values worked out by
 // hand: the K unit and the sampled lengths, the slice's block, the scaled device, the DRAM
 // saturation test, the renumbered traces, the distinct-byte count and the extrapolation.
+#include "tools/cli/sample_l2.h"
 #include "tools/cli/sampling.h"
 
 #include <gtest/gtest.h>
+
+#include <array>
 
 #include <algorithm>
 #include <utility>
@@ -303,6 +306,53 @@ TEST(Sampling, SampleL2ScalesWithKInWholeSets) {
   // A fully associative cache rounds to lines: 99,072 bytes are 774 lines exactly.
   const model::CacheSpec full{.size_bytes = 3 << 20, .line_bytes = 128, .associativity = 0};
   EXPECT_EQ(sample_l2_bytes(full, 129, 4096), 774 * 128);
+}
+
+// Reuse distances of `zeros` reuses at distance 0 and `far` at distance `d` (sorted).
+timing::ReuseDistances reuses(std::size_t zeros, std::size_t far, std::uint32_t d) {
+  timing::ReuseDistances out;
+  out.sorted.assign(zeros, 0);
+  out.sorted.insert(out.sorted.end(), far, d);
+  return out;
+}
+
+TEST(Sampling, L2OverflowExtrapolatesTheLongestReusesAlongK) {
+  // 8 lines of 128 bytes, fully associative.
+  const model::CacheSpec l2{.size_bytes = 1024, .line_bytes = 128, .associativity = 0};
+  const std::array<std::int64_t, 2> ks{128, 256};
+  // One reuse per 1 of K in both samples; the longest half at distance 2 at K = 128 and 3 at
+  // 256: at K = 1024, 2 + (3 - 2) (1024 - 128) / 128 = 9 lines, beyond 8; the rest stay at 0.
+  std::array<timing::ReuseDistances, 2> growing{reuses(64, 64, 2), reuses(128, 128, 3)};
+  // 64 first accesses at K = 256: 0.25 per 1 of K, against 0.5 reuses per 1 of K beyond.
+  growing[1].first_accesses = 64;
+  const L2Overflow half = l2_overflow(l2, growing, ks, 1024);
+  EXPECT_EQ(half.share, 0.5);
+  EXPECT_EQ(half.added_misses, 2.0);
+  // 9 lines reach a 9-line L2 (a reuse at distance d hits only with more than d lines)...
+  const model::CacheSpec nine{.size_bytes = 9 * 128, .line_bytes = 128, .associativity = 0};
+  EXPECT_EQ(l2_overflow(nine, growing, ks, 1024).share, 0.5);
+  // ... and not a 10-line one.
+  const model::CacheSpec ten{.size_bytes = 10 * 128, .line_bytes = 128, .associativity = 0};
+  EXPECT_EQ(l2_overflow(ten, growing, ks, 1024).share, 0.0);
+  EXPECT_EQ(l2_overflow(ten, growing, ks, 1024).added_misses, 0.0);
+  // At K = 896 the longest reach 2 + 6 = 8 lines: the 8-line L2 is reached.
+  EXPECT_EQ(l2_overflow(l2, growing, ks, 896).share, 0.5);
+  // At K = 768, 7 lines: nothing reaches it.
+  EXPECT_EQ(l2_overflow(l2, growing, ks, 768).share, 0.0);
+  // Distances that do not grow with K stay within it however long K is.
+  const std::array<timing::ReuseDistances, 2> steady{reuses(64, 64, 5), reuses(128, 128, 5)};
+  EXPECT_EQ(l2_overflow(l2, steady, ks, 1 << 20).share, 0.0);
+  // A quarter of the ranks beyond: ranks are compared per 1 of K (the sample at 256 has twice
+  // the reuses of the one at 128, its longest quarter at the same ranks per K). With 512 first
+  // accesses at K = 256 (2 per 1 of K): 0.25 x 1 / 2 added misses.
+  std::array<timing::ReuseDistances, 2> quarter{reuses(96, 32, 2), reuses(192, 64, 3)};
+  quarter[1].first_accesses = 512;
+  EXPECT_EQ(l2_overflow(l2, quarter, ks, 1024).share, 0.25);
+  EXPECT_EQ(l2_overflow(l2, quarter, ks, 1024).added_misses, 0.125);
+  // No reuse, or K within the samples: nothing to extrapolate.
+  const std::array<timing::ReuseDistances, 2> none{reuses(0, 0, 0), reuses(128, 128, 3)};
+  EXPECT_EQ(l2_overflow(l2, none, ks, 1024).share, 0.0);
+  EXPECT_EQ(l2_overflow(l2, growing, ks, 256).share, 0.0);
 }
 
 TEST(Sampling, DramSaturatesWhenTheBytesNeedMoreThanTheBandwidth) {

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <exception>
 #include <fstream>
 #include <future>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "kernels/host/reference_gemm.h"
@@ -18,6 +20,7 @@
 #include "model/timing/gpu_timing_model.h"
 #include "model/timing/trace_stream.h"
 #include "tools/cli/host_memory.h"
+#include "tools/cli/sample_l2.h"
 
 namespace marlin::cli {
 namespace {
@@ -326,9 +329,10 @@ struct PendingTiming {
 };
 
 // Replays `job` on `device` on a thread of its own; `job` must outlive the future.
-std::future<timing::TimingResult> replay_async(const PendingTiming& job, model::DeviceSpec device) {
-  return std::async(std::launch::async, [&job, device = std::move(device)] {
-    return timing::GpuTimingModel(device).run(job.inputs, nullptr);
+std::future<timing::TimingResult> replay_async(const PendingTiming& job, model::DeviceSpec device,
+                                               timing::TimingOptions options = {}) {
+  return std::async(std::launch::async, [&job, device = std::move(device), options] {
+    return timing::GpuTimingModel(device, options).run(job.inputs, nullptr);
   });
 }
 
@@ -382,13 +386,14 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     whole.memory.l2.size_bytes = job.l2_bytes;
     return whole;
   };
-  // A whole grid's K samples of precise sampling run with the L2 in proportion to their K.
-  // Slices and fast sampling keep all of it (docs/sampling.md, "The L2's capacity").
-  std::vector<std::int64_t> l2_bytes;
-  for (const std::int64_t k : plan.k_values) {
-    l2_bytes.push_back(sliced || !precise ? device.memory.l2.size_bytes
-                                          : sample_l2_bytes(device.memory.l2, k, p.k));
-  }
+  // A whole grid's K samples first replay with the device's L2, recording their L2 reuse
+  // distances; they replay again with the L2 in proportion to their K when those say the full
+  // run's L2 misses many more lines (sample_l2.h). Slices keep all of it (docs/sampling.md,
+  // "The L2's capacity").
+  const bool l2_checked = !sliced && samples == 2;
+  std::vector<std::int64_t> l2_bytes(samples, device.memory.l2.size_bytes);
+  timing::TimingOptions replay_options;
+  replay_options.l2_reuse_distances = l2_checked;
   double work = 0;
   // Every sample's operands are drawn at once, each on a thread of its own, before the engine
   // keeps the host's cores busy: the first sample waits for its own only.
@@ -429,10 +434,23 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     for (const sim::LaunchTrace& trace : job.launches.traces) traces.push_back(&trace);
     job.inputs =
         timing_inputs(dispatches, traces, report.useful_flops, request.max_resident_threadgroups);
-    timed[i] = replay_async(job, device_for(job, false));
+    timed[i] = replay_async(job, device_for(job, false), replay_options);
   }
   std::vector<timing::TimingResult> runs;
   for (std::future<timing::TimingResult>& result : timed) runs.push_back(result.get());
+  std::optional<L2Overflow> overflow;
+  if (l2_checked) {
+    const std::array<timing::ReuseDistances, 2> reuse{std::move(runs[0].l2_reuse),
+                                                      std::move(runs[1].l2_reuse)};
+    overflow = l2_overflow(device.memory.l2, reuse, plan.k_values, p.k);
+    if (overflow->added_misses >= kL2AddedMisses) {
+      for (std::size_t i = 0; i < samples; ++i) {
+        l2_bytes[i] = pending[i]->l2_bytes =
+            sample_l2_bytes(device.memory.l2, plan.k_values[i], p.k);
+      }
+      runs = replay_all(pending, [&](const PendingTiming& job) { return device_for(job, false); });
+    }
+  }
   const SampledLaunches& last = pending.back()->launches;
   const bool saturated =
       sliced && saturates_dram(last.problem_bytes, runs.back().total_cycles, device);
@@ -451,6 +469,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   report.sampling = SamplingReport{.precision = request.sample_precision,
                                    .k_values = plan.k_values,
                                    .l2_bytes = l2_bytes,
+                                   .l2_overflow = overflow,
                                    .device_l2_bytes = device.memory.l2.size_bytes,
                                    .cores = plan.cores,
                                    .device_cores = device.gpu.cores,

@@ -42,8 +42,8 @@ std::string k_list(const std::vector<std::int64_t>& ks) {
   return out;
 }
 
-// ", L2 of 192 and 768 KiB" when the K samples ran with less than the device's L2
-// (sample_l2_bytes).
+// ", L2 of 24 and 48 KiB (the full run's L2 estimated to miss 22% more lines)" when the K
+// samples ran with less than the device's L2 (sample_l2.h).
 std::string scaled_l2(const SamplingReport& s) {
   std::string sizes;
   bool scaled = false;
@@ -51,7 +51,9 @@ std::string scaled_l2(const SamplingReport& s) {
     scaled = scaled || bytes != s.device_l2_bytes;
     append_item(sizes, " and ", std::to_string(bytes / 1024));
   }
-  return scaled ? fmt::format(", L2 of {} KiB", sizes) : std::string();
+  if (!scaled) return {};
+  return fmt::format(", L2 of {} KiB (the full run's L2 estimated to miss {:.0f}% more lines)",
+                     sizes, 100 * (s.l2_overflow ? s.l2_overflow->added_misses : 0.0));
 }
 
 void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) {
@@ -80,6 +82,10 @@ nlohmann::json sampling_json(const SamplingReport& s) {
   return {{"precision", s.precision == SamplePrecision::kPrecise ? "precise" : "fast"},
           {"k_values", s.k_values},
           {"l2_bytes", s.l2_bytes},
+          {"l2_overflow", s.l2_overflow ? nlohmann::json{{"share", s.l2_overflow->share},
+                                                         {"added_misses",
+                                                          s.l2_overflow->added_misses}}
+                                        : nlohmann::json(nullptr)},
           {"cores", s.cores},
           {"device_cores", s.device_cores},
           {"threadgroup_share", s.share},

@@ -147,15 +147,6 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   return plan;
 }
 
-std::int64_t sample_l2_bytes(const model::CacheSpec& l2, std::int64_t k_sample, std::int64_t k) {
-  if (k_sample >= k || k <= 0) return l2.size_bytes;
-  const std::int64_t set_bytes =
-      static_cast<std::int64_t>(std::max(1, l2.line_bytes)) * std::max(1, l2.associativity);
-  const auto scaled = static_cast<std::int64_t>(
-      static_cast<double>(l2.size_bytes) * static_cast<double>(k_sample) / static_cast<double>(k));
-  return std::min(l2.size_bytes, std::max(set_bytes, scaled / set_bytes * set_bytes));
-}
-
 OperandRegion slice_operand_region(const kernels::GemmKernel& kernel,
                                    const kernels::GemmProblem& problem,
                                    const sim::ThreadgroupSlice& slice) {
