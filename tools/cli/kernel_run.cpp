@@ -391,7 +391,6 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   // run's L2 misses many more lines (sample_l2.h). Slices keep all of it (docs/sampling.md,
   // "The L2's capacity").
   const bool l2_checked = !sliced && samples == 2;
-  std::vector<std::int64_t> l2_bytes(samples, device.memory.l2.size_bytes);
   timing::TimingOptions replay_options;
   replay_options.l2_reuse_distances = l2_checked;
   double work = 0;
@@ -427,7 +426,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     if (i == 0) report.dispatches = dispatches;
 
     auto& job = *(pending[i] = std::make_unique<PendingTiming>());
-    job.l2_bytes = l2_bytes[i];
+    job.l2_bytes = device.memory.l2.size_bytes;
     job.launches = prepare_launches(run, sliced, plan.slice, q, format);
     work += job.launches.share * static_cast<double>(k);
     std::vector<const sim::LaunchTrace*> traces;
@@ -445,8 +444,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     overflow = l2_overflow(device.memory.l2, reuse, plan.k_values, p.k);
     if (overflow->added_misses >= kL2AddedMisses) {
       for (std::size_t i = 0; i < samples; ++i) {
-        l2_bytes[i] = pending[i]->l2_bytes =
-            sample_l2_bytes(device.memory.l2, plan.k_values[i], p.k);
+        pending[i]->l2_bytes = sample_l2_bytes(device.memory.l2, plan.k_values[i], p.k);
       }
       runs = replay_all(pending, [&](const PendingTiming& job) { return device_for(job, false); });
     }
@@ -466,6 +464,8 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   report.timing_seconds = std::max(0.0, seconds_since(start) - report.functional_seconds);
   report.timing =
       combine_sampled(runs, plan.k_values, p.k, last.share, device.gpu, report.useful_flops);
+  std::vector<std::int64_t> l2_bytes;
+  for (const std::unique_ptr<PendingTiming>& job : pending) l2_bytes.push_back(job->l2_bytes);
   report.sampling = SamplingReport{.precision = request.sample_precision,
                                    .k_values = plan.k_values,
                                    .l2_bytes = l2_bytes,

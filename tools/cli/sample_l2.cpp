@@ -14,13 +14,14 @@ double distance_from_top(const std::vector<std::uint32_t>& sorted, double rank) 
   return sorted[sorted.size() - 1 - r];
 }
 
-}  // namespace
-
+// `bytes` rounded down to whole sets, at least one set, at most the cache's capacity.
 std::int64_t whole_sets(const model::CacheSpec& l2, std::int64_t bytes) {
   const std::int64_t set_bytes =
       static_cast<std::int64_t>(std::max(1, l2.line_bytes)) * std::max(1, l2.associativity);
   return std::min(l2.size_bytes, std::max(set_bytes, bytes / set_bytes * set_bytes));
 }
+
+}  // namespace
 
 std::int64_t sample_l2_bytes(const model::CacheSpec& l2, std::int64_t k_sample, std::int64_t k) {
   if (k_sample >= k || k <= 0) return l2.size_bytes;

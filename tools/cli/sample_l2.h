@@ -13,11 +13,9 @@
 
 namespace marlin::cli {
 
-// `bytes` rounded down to whole sets (line times associativity; lines when fully associative),
-// at least one set, at most the cache's capacity.
-std::int64_t whole_sets(const model::CacheSpec& l2, std::int64_t bytes);
-
-// The device's capacity times k_sample / k, in whole sets; all of it when k_sample >= k.
+// The device's capacity times k_sample / k, rounded down to whole sets (line times
+// associativity; lines when fully associative), at least one set; all of it when
+// k_sample >= k.
 std::int64_t sample_l2_bytes(const model::CacheSpec& l2, std::int64_t k_sample, std::int64_t k);
 
 // What two K samples' L2 reuse distances, measured with the device's L2, say of the full run's.
