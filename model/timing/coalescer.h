@@ -35,6 +35,9 @@ class Coalescer {
 
   [[nodiscard]] int line_bytes() const { return static_cast<int>(line_bytes_.divisor()); }
   [[nodiscard]] const StatRegistry& stats() const { return stats_; }
+  // For copies that coalesce on other threads: zero the counters, and add a copy's to these.
+  void reset_stats() { stats_.reset(); }
+  void add_stats(const Coalescer& other) { stats_.accumulate(other.stats_); }
 
  private:
   // Counts one access of `active` lanes that touched lines_.

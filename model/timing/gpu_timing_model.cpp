@@ -54,6 +54,10 @@ GpuTimingModel::GpuTimingModel(const model::DeviceSpec& device, TimingOptions op
     throw InputError("timing options: counter_window must be at least 1 cycle (got " +
                      std::to_string(options_.counter_window.count()) + ")");
   }
+  if (options_.replay_threads < 1) {
+    throw InputError("timing options: replay_threads must be at least 1 (got " +
+                     std::to_string(options_.replay_threads) + ")");
+  }
   OpCosts check_pipes(device_.pipes);  // validates the pipe timings
   (void)check_pipes;
 }
@@ -95,7 +99,8 @@ TimingResult GpuTimingModel::replay(std::span<const LaunchInput> launches,
                                    .policy = options_.issue_policy.value_or(gpu.issue_policy),
                                    .sink = sink,
                                    .dram_counter = dram_counter ? &*dram_counter : nullptr,
-                                   .batch_alu_runs = options_.batch_alu_runs};
+                                   .batch_alu_runs = options_.batch_alu_runs,
+                                   .threads = options_.replay_threads};
   const Cycles dispatch_overhead =
       cycles_ceil_from_seconds(device_.dispatch.dispatch_overhead_s, gpu);
   const Cycles command_buffer_overhead =
@@ -118,6 +123,7 @@ TimingResult GpuTimingModel::replay(std::span<const LaunchInput> launches,
     const std::int64_t instructions_before = counters.registry.value(counters.instructions);
     LaunchReplay replay(replay_device, input, static_cast<int>(i), now, overhead);
     LaunchResult launch = replay.run();
+    result.parallel_windows += replay.parallel_windows();
     launch.dram_bytes = memory.dram().stats().value("bytes") - dram_before;
     launch.instructions = counters.registry.value(counters.instructions) - instructions_before;
     now += launch.cycles;

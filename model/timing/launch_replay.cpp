@@ -52,9 +52,7 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
       resident_(input.resident_threadgroups_per_core),
       sgs_per_tg_(0),
       slots_per_core_(0),
-      tail_start_(kNever),
-      woken_(kNever),
-      last_end_(begin + overhead) {
+      tail_start_(kNever) {
   if (resident_ < 1) {
     throw InputError(where(header_) + ": resident_threadgroups_per_core must be at least 1 (got " +
                      std::to_string(resident_) + ")");
@@ -103,10 +101,20 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
   tgm_next_.assign(static_cast<std::size_t>(cores_), 0);
   tgm_grant_.assign(static_cast<std::size_t>(cores_), -1);
   core_wake_.assign(static_cast<std::size_t>(cores_), kNever);
+  parts_.resize(1);
+  Partition& all = parts_.front();
+  all.end_core = cores_;
+  all.counters = device_.counters;
+  all.coalescer = device_.coalescer;
+  all.lanes.resize(64);
+  all.woken = kNever;
+  all.last_end = exec_begin_;
+  all.window_end = kNever;
+  all.tail_from = kNever;
   std::vector<EndEvent> storage;
   storage.reserve(tgs_.size() + 1);
-  ends_ = decltype(ends_)(std::greater<>(), std::move(storage));
-  lanes_.resize(64);
+  all.ends = decltype(all.ends)(std::greater<>(), std::move(storage));
+  part_of_.assign(static_cast<std::size_t>(cores_), 0);
 }
 
 void LaunchReplay::index_traces() {
@@ -255,46 +263,33 @@ LaunchResult LaunchReplay::run() {
   Cycles t = exec_begin_;
   ProgressWatchdog watchdog;
   for (;;) {
+    if (parallel_ready()) {
+      run_parallel(t);
+      break;
+    }
+    Partition& all = parts_.front();
     watchdog.step(progress(), t);
-    while (!ends_.empty() && ends_.top().at <= t) {
-      const EndEvent event = ends_.top();
-      ends_.pop();
-      end_threadgroup(event.core, event.slot);
-    }
+    end_threadgroups(all, t);
     dispatch(t);
-    if (!ends_.empty() && ends_.top().at <= t) continue;  // threadgroups with no work
-    Cycles next = ends_.empty() ? kNever : ends_.top().at;
-    woken_ = kNever;  // a barrier release may wake a scheduler visited earlier in this step
-    for (int core = 0; core < cores_; ++core) {
-      Cycles& core_wake = core_wake_[static_cast<std::size_t>(core)];
-      if (core_wake <= t) {
-        core_wake = kNever;
-        tgm_grant_[static_cast<std::size_t>(core)] = grant_threadgroup_memory(core, t);
-        for (int k = 0; k < schedulers_; ++k) {
-          Scheduler& s = scheduler(core, k);
-          if (s.wake <= t && s.last_issue != t) try_issue(core, k, t);
-          core_wake = std::min(core_wake, s.wake);
-        }
-      }
-      next = std::min(next, core_wake);
-    }
-    if (!ends_.empty()) next = std::min(next, ends_.top().at);
-    next = std::min(next, woken_);
+    if (!all.ends.empty() && all.ends.top().at <= t) continue;  // threadgroups with no work
+    const Cycles next = step_cores(all, t);
     if (next == kNever) break;
     MARLIN_CHECK(next >= t, "simulated time never goes backwards");
     t = next;
   }
   // A barrier releases once every simdgroup still running has arrived, so nothing can wait
   // forever: when no event is left, every threadgroup has run.
-  MARLIN_CHECK(active_threadgroups_ == 0 && next_threadgroup_ == total_threadgroups_,
+  Partition& all = parts_.front();  // (run_parallel() leaves one partition again)
+  MARLIN_CHECK(active_threadgroups_ == all.ended && next_threadgroup_ == total_threadgroups_,
                "every threadgroup ran to its end");
   MARLIN_CHECK(
-      std::all_of(tgm_candidates_.begin(), tgm_candidates_.end(), [](int n) { return n == 0; }),
+      tgm_candidates_.all_equal(0),
       "no finished simdgroup waits for the threadgroup-memory grant");
 
   // Close the launch: overhead is idle for every slot, empty slots after the last
   // dispatch are the tail.
-  const Cycles end = last_end_;
+  const Cycles end = all.last_end;
+  result_.breakdown += all.breakdown;
   result_.cycles = end - begin_;
   const std::int64_t slots = static_cast<std::int64_t>(cores_) * slots_per_core_;
   result_.slot_cycles = slots * result_.cycles.count();
@@ -312,12 +307,40 @@ LaunchResult LaunchReplay::run() {
   }
   const std::int64_t exec = (end - exec_begin_).count();
   result_.achieved_simdgroups_per_core =
-      exec > 0 ? static_cast<double>(resident_sg_cycles_) / static_cast<double>(cores_ * exec)
+      exec > 0 ? static_cast<double>(all.resident_sg_cycles) / static_cast<double>(cores_ * exec)
                : 0.0;
   if (device_.sink != nullptr) {
     device_.sink->on_launch(launch_index_, header_.kernel, begin_, end);
   }
   return result_;
+}
+
+void LaunchReplay::end_threadgroups(Partition& p, Cycles t) {
+  while (!p.ends.empty() && p.ends.top().at <= t) {
+    const EndEvent event = p.ends.top();
+    p.ends.pop();
+    end_threadgroup(event.core, event.slot);
+  }
+}
+
+Cycles LaunchReplay::step_cores(Partition& p, Cycles t) {
+  Cycles next = p.ends.empty() ? kNever : p.ends.top().at;
+  p.woken = kNever;  // a barrier release may wake a scheduler visited earlier in this step
+  for (int core = p.first_core; core < p.end_core; ++core) {
+    Cycles& core_wake = core_wake_[static_cast<std::size_t>(core)];
+    if (core_wake <= t) {
+      core_wake = kNever;
+      tgm_grant_[static_cast<std::size_t>(core)] = grant_threadgroup_memory(core, t);
+      for (int k = 0; k < schedulers_; ++k) {
+        Scheduler& s = scheduler(core, k);
+        if (s.wake <= t && s.last_issue != t) try_issue(core, k, t);
+        core_wake = std::min(core_wake, s.wake);
+      }
+    }
+    next = std::min(next, core_wake);
+  }
+  if (!p.ends.empty()) next = std::min(next, p.ends.top().at);
+  return std::min(next, p.woken);
 }
 
 // ---- Dispatcher ---------------------------------------------------------------------------
@@ -361,7 +384,7 @@ void LaunchReplay::start_threadgroup(int core, int slot, Cycles t) {
                           .last_arrival = t,
                           .held = group.held + 1};
   // A slot empty while work remained is idle (dispatch is immediate, so this is 0 today).
-  result_.breakdown.add(StallClass::kIdle, sgs_per_tg_ * (t - group.empty_since).count());
+  part(core).breakdown.add(StallClass::kIdle, sgs_per_tg_ * (t - group.empty_since).count());
   --free_slots_[static_cast<std::size_t>(core)];
   ++active_threadgroups_;
   device_.counters->registry.increment(device_.counters->threadgroups);
@@ -409,8 +432,9 @@ void LaunchReplay::end_threadgroup(int core, int slot) {
     charge(core, local, StallClass::kIdle, sg(core, local).end, group.end);
     flush_state(core, local);
   }
-  resident_sg_cycles_ += static_cast<std::int64_t>(sgs_per_tg_) * (group.end - group.begin).count();
-  last_end_ = std::max(last_end_, group.end);
+  Partition& p = part(core);
+  p.resident_sg_cycles += static_cast<std::int64_t>(sgs_per_tg_) * (group.end - group.begin).count();
+  p.last_end = std::max(p.last_end, group.end);
   group.busy = false;
   group.empty_since = group.end;
   if (stream_ != nullptr) {  // its traces are no longer read
@@ -418,7 +442,7 @@ void LaunchReplay::end_threadgroup(int core, int slot) {
     held_done_[static_cast<std::size_t>(core * resident_ + slot)] = {};
   }
   ++free_slots_[static_cast<std::size_t>(core)];
-  --active_threadgroups_;
+  ++p.ended;
   resident_sgs_[static_cast<std::size_t>(core)] -= sgs_per_tg_;
   if (device_.sink != nullptr) {
     // DRAM windows that ended by now are final; sending them at threadgroup ends keeps the

@@ -28,6 +28,7 @@
 #include "model/timing/memory_hierarchy.h"
 #include "model/timing/op_costs.h"
 #include "model/timing/packed_trace.h"
+#include "model/timing/padded_array.h"
 #include "model/timing/progress_watchdog.h"
 #include "model/timing/threadgroup_memory_banks.h"
 #include "model/timing/timing_event_sink.h"
@@ -49,6 +50,7 @@ struct ReplayDevice {
   TimingEventSink* sink = nullptr;      // optional
   DramCounter* dram_counter = nullptr;  // with a sink: the windowed DRAM counter
   bool batch_alu_runs = true;           // TimingOptions::batch_alu_runs
+  int threads = 1;                      // TimingOptions::replay_threads
 };
 
 class LaunchReplay {
@@ -62,6 +64,8 @@ class LaunchReplay {
                Cycles overhead);
 
   LaunchResult run();
+  // Windows run() advanced the cores in parallel (TimingOptions::replay_threads).
+  [[nodiscard]] std::int64_t parallel_windows() const { return parallel_windows_; }
 
  private:
   static constexpr int kFirstTgPipe = static_cast<int>(Pipe::kThreadgroupMemory);
@@ -100,6 +104,10 @@ class LaunchReplay {
     StallClass open_state = StallClass::kIdle;
     Cycles open_begin;
     Cycles open_end;
+    // Parallel windows: ready_at before its dependency, and the ops whose completion waits
+    // for the window's end (their done entries hold the window's end until then).
+    Cycles order_ready;
+    std::uint32_t pending_ops = 0;
   };
 
   struct ThreadgroupSlot {
@@ -112,6 +120,7 @@ class LaunchReplay {
     int arrived = 0;  // simdgroups waiting at the current barrier
     Cycles last_arrival;
     int held = 0;  // threadgroups this slot held in this launch (its wave count)
+    int unsettled = 0;  // finished simdgroups whose end waits for the window's end
   };
 
   struct Scheduler {
@@ -133,6 +142,81 @@ class LaunchReplay {
       return a.slot > b.slot;
     }
   };
+
+  // Parallel windows (launch_replay_parallel.cpp). An op whose memory requests wait for
+  // the window's end, its known part, and its requests in the partition's log.
+  struct PendingOp {
+    int core = 0;
+    int local = 0;
+    std::uint32_t op = 0;
+    Cycles done;
+    std::uint32_t first_request = 0;
+    std::uint32_t end_request = 0;
+  };
+  // A completion that updates last_done, in issue order, once a simdgroup has pending ops:
+  // `pending` >= 0 names the PendingOp whose completion it is.
+  struct DoneUpdate {
+    int core = 0;
+    int local = 0;
+    std::int32_t pending = -1;
+    Cycles done;
+    StallClass wait_class = StallClass::kAluBusy;
+  };
+  // A simdgroup that finished issuing with pending ops: its end waits for their completion.
+  struct PendingFinish {
+    int core = 0;
+    int local = 0;
+    Cycles order_ready;
+  };
+  // What one replay thread owns: a range of cores and the state their steps write. A serial
+  // replay has one partition of every core; a parallel one, one per thread.
+  struct alignas(64) Partition {
+    int first_core = 0;
+    int end_core = 0;
+    CoreCounters* counters = nullptr;  // the device's, or own_counters
+    Coalescer* coalescer = nullptr;    // the device's, or own_coalescer
+    std::unique_ptr<CoreCounters> own_counters;
+    std::unique_ptr<Coalescer> own_coalescer;
+    std::vector<LaneAccess> lanes;  // scratch for one chunk of an op's accesses
+    StallBreakdown breakdown;
+    std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends;
+    Cycles woken;  // earliest wake set during the current step
+    Cycles last_end;
+    std::int64_t resident_sg_cycles = 0;
+    int ended = 0;  // threadgroups ended
+    // Parallel windows.
+    bool deferring = false;  // memory requests below the L1 wait for the window's end
+    Cycles window_end;       // also the bound of issuing ahead (kNever when serial)
+    Cycles next;             // the partition's next step
+    Cycles last_step{-1};
+    std::uint32_t pass = 0;  // visits of the cores at the cycle last_step
+    Cycles tail_from;        // cycle of the first threadgroup end of the parallel part
+    ProgressWatchdog watchdog;
+    DeferredLog log;
+    std::uint32_t request_mark = 0;  // the log's size when the op being issued began
+    std::vector<PendingOp> pending;
+    std::vector<DoneUpdate> done_updates;
+    std::vector<PendingFinish> finishes;
+  };
+  Partition& part(int core) { return parts_[part_of_[static_cast<std::size_t>(core)]]; }
+
+  // Ends the threadgroups of `p` due by t.
+  void end_threadgroups(Partition& p, Cycles t);
+  // One visit at t of the cores of `p` whose wake has come; returns the partition's next step
+  // (ends and wakes; kNever if none).
+  Cycles step_cores(Partition& p, Cycles t);
+  // Whether the rest of the launch may run in parallel windows, and that run.
+  [[nodiscard]] bool parallel_ready() const;
+  void run_parallel(Cycles t);
+  void split_partitions(int count);
+  void run_window(Partition& p);
+  void resolve_window();
+  void merge_partitions();
+  // Records a completion for last_done (directly, or in issue order once ops are pending).
+  void note_done(int core, int local, Cycles done, StallClass wait_class, std::int32_t pending);
+  // Finishing a simdgroup: its timing (stall charges, end) and leaving the scheduler.
+  void settle_simdgroup(int core, int local, Cycles end);
+  void retire_simdgroup(int core, int local);
 
   // Setup.
   void index_traces();
@@ -244,13 +328,15 @@ class LaunchReplay {
     return slots_in_threadgroup_[static_cast<std::size_t>(slot * schedulers_ + k)];
   }
   // Op timing.
-  // Fills lanes_[0, n) with accesses from .. from + n - 1 of the op whose accesses are stored
+  // Fills lanes[0, n) with accesses from .. from + n - 1 of the op whose accesses are stored
   // from `stored` (device addresses carry their buffer's range, memory_hierarchy.h) and
   // returns the mask of the lanes that access at least one byte.
-  LaneMask gather_lanes(const sim::MemAccess* stored, std::uint32_t from, std::size_t n,
-                        bool device);
+  LaneMask gather_lanes(std::vector<LaneAccess>& lanes, const sim::MemAccess* stored,
+                        std::uint32_t from, std::size_t n, bool device);
+  // Completion of a device-memory op; in a parallel window `deferred` is set when part of
+  // it waits for the window's end (the result is then the known part).
   Cycles device_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses, Cycles t,
-                       bool is_write);
+                       bool is_write, bool& deferred);
   Cycles threadgroup_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses,
                             Cycles t);
   // Accounting.
@@ -262,7 +348,7 @@ class LaunchReplay {
   // interval also extends the simdgroup's open state or opens a new one.
   void charge(int core, int local, StallClass stall, Cycles from, Cycles to) {
     if (to <= from) return;
-    result_.breakdown.add(stall, (to - from).count());
+    part(core).breakdown.add(stall, (to - from).count());
     if (device_.sink != nullptr) record_state(core, local, stall, from, to);
   }
   void record_state(int core, int local, StallClass stall, Cycles from, Cycles to);
@@ -284,10 +370,14 @@ class LaunchReplay {
     return scheds_[static_cast<std::size_t>(core * schedulers_ + k)];
   }
 
-  // Grows with every issued instruction and every threadgroup dispatched or ended.
+  // Grows with every issued instruction and every threadgroup dispatched or ended (of one
+  // partition: its instructions and ends).
   std::int64_t progress() const {
     return device_.counters->registry.value(device_.counters->instructions) +
-           2 * std::int64_t{next_threadgroup_} - active_threadgroups_;
+           2 * std::int64_t{next_threadgroup_} - active_threadgroups_ + parts_[0].ended;
+  }
+  static std::int64_t progress(const Partition& p) {
+    return p.counters->registry.value(p.counters->instructions) + p.ended;
   }
 
   const ReplayDevice& device_;
@@ -308,9 +398,9 @@ class LaunchReplay {
   int active_threadgroups_ = 0;
   std::uint64_t next_age_ = 0;
   Cycles tail_start_;
-  Cycles woken_;  // earliest wake set during the current step
-  Cycles last_end_;
-  std::int64_t resident_sg_cycles_ = 0;
+  std::vector<Partition> parts_;
+  std::int64_t parallel_windows_ = 0;
+  std::vector<std::uint8_t> part_of_;  // per core: its partition
 
   // Some simdgroup's first op uses the threadgroup-memory pipe (a newly dispatched simdgroup
   // may then win the grant at once).
@@ -334,17 +424,16 @@ class LaunchReplay {
   std::vector<Scheduler> scheds_;
   int live_capacity_ = 0;            // simdgroup slots per scheduler
   std::vector<int> live_by_age_;     // per scheduler: live_capacity_ entries, see live_by_age()
-  std::vector<int> live_count_;      // per scheduler
-  std::vector<int> tgm_candidates_;  // per scheduler: simdgroups for which tgm_candidate()
+  // Per core and per scheduler state sits on cache lines of its own (padded_array.h).
+  PaddedArray<int> live_count_;      // per scheduler
+  PaddedArray<int> tgm_candidates_;  // per scheduler: simdgroups for which tgm_candidate()
   std::vector<int> slots_in_threadgroup_;  // per (threadgroup slot, k): slots_of_scheduler_in
-  std::vector<int> free_slots_;            // per core
-  std::vector<int> resident_sgs_;          // per core
-  std::vector<Cycles> tgm_free_;           // per core: threadgroup-memory pipe free from
-  std::vector<int> tgm_next_;      // per core: scheduler first in line for the pipe (round robin)
-  std::vector<int> tgm_grant_;     // per core: scheduler granted the pipe in the current cycle
-  std::vector<Cycles> core_wake_;  // per core: earliest wake of its schedulers
-  std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
-  std::vector<LaneAccess> lanes_;  // scratch for one chunk of an op's accesses
+  PaddedArray<int> free_slots_;       // per core
+  PaddedArray<int> resident_sgs_;     // per core
+  PaddedArray<Cycles> tgm_free_;      // per core: threadgroup-memory pipe free from
+  PaddedArray<int> tgm_next_;         // per core: scheduler first in line for the pipe (round robin)
+  PaddedArray<int> tgm_grant_;        // per core: scheduler granted the pipe in the current cycle
+  PaddedArray<Cycles> core_wake_;     // per core: earliest wake of its schedulers
 };
 
 }  // namespace marlin::timing

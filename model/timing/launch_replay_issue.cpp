@@ -23,7 +23,8 @@ constexpr int kBufferShift = kBufferAddressShift;
 void LaunchReplay::wake(int core, int local, Cycles at) {
   Scheduler& s = scheduler(core, local % schedulers_);
   s.wake = std::min(s.wake, std::max(at, s.last_issue + Cycles(1)));
-  woken_ = std::min(woken_, s.wake);
+  Cycles& woken = part(core).woken;
+  woken = std::min(woken, s.wake);
   Cycles& core_wake = core_wake_[static_cast<std::size_t>(core)];
   core_wake = std::min(core_wake, s.wake);
 }
@@ -121,7 +122,7 @@ void LaunchReplay::try_issue(int core, int k, Cycles t) {
 void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   SimdgroupSlot& g = sg(core, local);
   Scheduler& s = scheduler(core, k);
-  CoreCounters& counters = *device_.counters;
+  CoreCounters& counters = *part(core).counters;
   const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
   const auto pipe = static_cast<std::size_t>(g.pipe);
 
@@ -144,6 +145,7 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   classify_wait(core, local, t, pipe_last_issue, pipe_free, holder);
   charge(core, local, StallClass::kIssuing, t, t + Cycles(1));
   counters.registry.increment(counters.instructions);
+  bool deferred = false;
 
   Cycles done = t;
   Cycles order_ready = t + Cycles(1);
@@ -204,7 +206,7 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
         done = threadgroup_memory(core, op, accesses, t);
       } else {
         counters.registry.increment(counters.device_memory_ops);
-        done = device_memory(core, op, accesses, t, sim::is_store(op.op));
+        done = device_memory(core, op, accesses, t, sim::is_store(op.op), deferred);
       }
       break;
     case sim::OpClass::kThreadgroupBarrier:
@@ -217,21 +219,54 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
       order_ready = std::max(order_ready, done);
       break;
   }
-  g.done[g.pc & g.done_mask] = done;
-  if (done > g.last_done) {
-    g.last_done = done;
-    g.last_done_class = OpCosts::wait_class(op);
+  std::int32_t pending = -1;
+  if (deferred) {
+    // Known no sooner than the window's end: until then its dependents see that bound.
+    Partition& p = part(core);
+    pending = static_cast<std::int32_t>(p.pending.size());
+    p.pending.push_back(PendingOp{.core = core,
+                                  .local = local,
+                                  .op = g.pc,
+                                  .done = done,
+                                  .first_request = p.request_mark,
+                                  .end_request = static_cast<std::uint32_t>(p.log.size())});
+    done = p.window_end;
+    ++g.pending_ops;
   }
+  g.done[g.pc & g.done_mask] = done;
+  note_done(core, local, done, OpCosts::wait_class(op), pending);
   ++g.pc;
   g.run_left = 0;
   g.wait_from = t + Cycles(1);
   prepare_next(core, local, order_ready);
 }
 
+void LaunchReplay::note_done(int core, int local, Cycles done, StallClass wait_class,
+                             std::int32_t pending) {
+  SimdgroupSlot& g = sg(core, local);
+  if (g.pending_ops > 0) {
+    part(core).done_updates.push_back(DoneUpdate{
+        .core = core, .local = local, .pending = pending, .done = done, .wait_class = wait_class});
+    return;
+  }
+  if (done > g.last_done) {
+    g.last_done = done;
+    g.last_done_class = wait_class;
+  }
+}
+
 void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
   SimdgroupSlot& g = sg(core, local);
   if (g.pc >= g.op_count) {
-    finish_simdgroup(core, local, std::max(order_ready, g.last_done));
+    if (g.pending_ops == 0) {
+      finish_simdgroup(core, local, std::max(order_ready, g.last_done));
+      return;
+    }
+    // Its end is known when its pending ops are.
+    ++tg(core, local / sgs_per_tg_).unsettled;
+    part(core).finishes.push_back(
+        PendingFinish{.core = core, .local = local, .order_ready = order_ready});
+    retire_simdgroup(core, local);
     return;
   }
   if (g.pc + 2 > g.unpacked && g.unpacked < g.op_count) unpack_more(g);
@@ -248,6 +283,7 @@ void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
     g.dep_ready = g.done[static_cast<std::uint32_t>(op.dep) & g.done_mask];
     g.dep_class = OpCosts::wait_class(g.ops[static_cast<std::uint32_t>(op.dep) & g.ops_mask]);
   }
+  g.order_ready = order_ready;
   g.ready_at = std::max(order_ready, g.dep_ready);
   // `g` is live and not held at a barrier here: it is a grant candidate exactly when its
   // pipe is threadgroup memory.
@@ -283,6 +319,11 @@ Pipe LaunchReplay::pipe_of(const sim::TraceOp& op) const {
 }
 
 void LaunchReplay::finish_simdgroup(int core, int local, Cycles end) {
+  settle_simdgroup(core, local, end);
+  retire_simdgroup(core, local);
+}
+
+void LaunchReplay::settle_simdgroup(int core, int local, Cycles end) {
   SimdgroupSlot& g = sg(core, local);
   Cycles x = g.wait_from;
   if (g.barrier_until > x) {
@@ -292,17 +333,23 @@ void LaunchReplay::finish_simdgroup(int core, int local, Cycles end) {
   }
   charge(core, local, g.last_done_class, x, end);
   g.barrier_until = Cycles(0);
+  g.end = end;
+  const int slot = local / sgs_per_tg_;
+  ThreadgroupSlot& group = tg(core, slot);
+  group.end = std::max(group.end, end);
+}
+
+void LaunchReplay::retire_simdgroup(int core, int local) {
+  SimdgroupSlot& g = sg(core, local);
   const bool was_candidate = tgm_candidate(g);
   g.live = false;
   recount_tgm(core, local, was_candidate);
   remove_live(core, local);
-  g.end = end;
   const int slot = local / sgs_per_tg_;
   ThreadgroupSlot& group = tg(core, slot);
   --group.live;
-  group.end = std::max(group.end, end);
   if (group.live == 0) {
-    ends_.push(EndEvent{group.end, core, slot});
+    if (group.unsettled == 0) part(core).ends.push(EndEvent{group.end, core, slot});
   } else {
     check_release(core, slot);
   }
@@ -314,7 +361,8 @@ void LaunchReplay::arrive_at_barrier(int core, int local, Cycles t) {
   g.blocked = true;
   recount_tgm(core, local, was_candidate);
   g.barrier_issue = t;
-  device_.counters->registry.increment(device_.counters->threadgroup_barriers);
+  CoreCounters& counters = *part(core).counters;
+  counters.registry.increment(counters.threadgroup_barriers);
   const int slot = local / sgs_per_tg_;
   ThreadgroupSlot& group = tg(core, slot);
   ++group.arrived;
@@ -328,7 +376,8 @@ void LaunchReplay::check_release(int core, int slot) {
   const Cycles release =
       group.last_arrival + Cycles(device_.threadgroup_memory.threadgroup_barrier_cycles);
   group.arrived = 0;
-  device_.counters->registry.increment(device_.counters->barrier_releases);
+  CoreCounters& counters = *part(core).counters;
+  counters.registry.increment(counters.barrier_releases);
   for (int i = 0; i < sgs_per_tg_; ++i) {
     const int local = slot * sgs_per_tg_ + i;
     SimdgroupSlot& g = sg(core, local);
@@ -337,10 +386,7 @@ void LaunchReplay::check_release(int core, int slot) {
     g.blocked = false;
     recount_tgm(core, local, was_candidate);
     g.done[g.pc & g.done_mask] = release;
-    if (release > g.last_done) {
-      g.last_done = release;
-      g.last_done_class = StallClass::kBarrierWait;
-    }
+    note_done(core, local, release, StallClass::kBarrierWait, -1);
     ++g.pc;
     g.wait_from = g.barrier_issue + Cycles(1);
     g.barrier_until = release;
@@ -351,20 +397,23 @@ void LaunchReplay::check_release(int core, int slot) {
 
 // ---- Memory ops ---------------------------------------------------------------------------
 
-LaneMask LaunchReplay::gather_lanes(const sim::MemAccess* stored, std::uint32_t from, std::size_t n,
-                                    bool device) {
+LaneMask LaunchReplay::gather_lanes(std::vector<LaneAccess>& lanes, const sim::MemAccess* stored,
+                                    std::uint32_t from, std::size_t n, bool device) {
   LaneMask mask = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const sim::MemAccess a = sim::access_at(stored, from + static_cast<std::uint32_t>(i));
     const std::uint64_t base = device ? static_cast<std::uint64_t>(a.buffer) << kBufferShift : 0;
-    lanes_[i] = LaneAccess{base + a.offset, a.bytes};
+    lanes[i] = LaneAccess{base + a.offset, a.bytes};
     if (a.bytes > 0) mask |= LaneMask{1} << i;
   }
   return mask;
 }
 
 Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses,
-                                   Cycles t, bool is_write) {
+                                   Cycles t, bool is_write, bool& deferred) {
+  Partition& p = part(core);
+  Coalescer& coalescer = *p.coalescer;
+  p.request_mark = static_cast<std::uint32_t>(p.log.size());
   Cycles done = t;
   const sim::MemAccess* stored = accesses + op.first_access;
   // An affine run of active lanes goes to the coalescer as one (first access, stride) pair.
@@ -374,15 +423,27 @@ Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::
     std::span<const std::uint64_t> lines;
     if (affine) {
       const sim::MemAccess first = sim::access_at(stored, from);
-      lines = device_.coalescer->coalesce_affine(
+      lines = coalescer.coalesce_affine(
           static_cast<std::uint64_t>(first.buffer) << kBufferShift, first.offset, stored[1].offset,
           first.bytes, static_cast<std::uint32_t>(n));
     } else {
-      const LaneMask mask = gather_lanes(stored, from, n, true);
-      lines = device_.coalescer->coalesce(mask, std::span<const LaneAccess>(lanes_.data(), n));
+      const LaneMask mask = gather_lanes(p.lanes, stored, from, n, true);
+      lines = coalescer.coalesce(mask, std::span<const LaneAccess>(p.lanes.data(), n));
+    }
+    if (!p.deferring) {
+      for (const std::uint64_t line : lines) {
+        done = std::max(done, device_.memory->access(core, t, line, is_write).ready);
+      }
+      continue;
     }
     for (const std::uint64_t line : lines) {
-      done = std::max(done, device_.memory->access(core, t, line, is_write).ready);
+      const std::optional<Cycles> ready =
+          device_.memory->access_deferred(core, t, p.pass, line, is_write, p.log);
+      if (ready.has_value()) {
+        done = std::max(done, *ready);
+      } else {
+        deferred = true;
+      }
     }
   }
   return done;
@@ -404,8 +465,9 @@ Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
                   .busy_cycles;
       continue;
     }
-    const LaneMask mask = gather_lanes(stored, from, n, false);
-    busy += banks.access(mask, std::span<const LaneAccess>(lanes_.data(), n)).busy_cycles;
+    std::vector<LaneAccess>& lanes = part(core).lanes;
+    const LaneMask mask = gather_lanes(lanes, stored, from, n, false);
+    busy += banks.access(mask, std::span<const LaneAccess>(lanes.data(), n)).busy_cycles;
   }
   tgm_free_[static_cast<std::size_t>(core)] = t + busy;
   tgm_next_[static_cast<std::size_t>(core)] =

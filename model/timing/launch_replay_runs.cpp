@@ -89,15 +89,16 @@ void LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, Cycles th
   const Cycles last = t + spacing * n;
   // Per instruction: the pipe busy since the previous one (spacing - 1 cycles), then issuing.
   if (device_.sink == nullptr) {
-    result_.breakdown.add(StallClass::kAluBusy, n * (spacing.count() - 1));
-    result_.breakdown.add(StallClass::kIssuing, n);
+    StallBreakdown& breakdown = part(core).breakdown;
+    breakdown.add(StallClass::kAluBusy, n * (spacing.count() - 1));
+    breakdown.add(StallClass::kIssuing, n);
   } else {
     for (Cycles at = t + spacing; at <= last; at += spacing) {
       charge(core, local, StallClass::kAluBusy, at - spacing + Cycles(1), at);
       charge(core, local, StallClass::kIssuing, at, at + Cycles(1));
     }
   }
-  CoreCounters& counters = *device_.counters;
+  CoreCounters& counters = *part(core).counters;
   counters.registry.add(counters.instructions, n);
   counters.registry.add(counters.alu_instructions, n);
   const auto pipe = static_cast<std::size_t>(g.pipe);
@@ -115,6 +116,8 @@ void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
   SimdgroupSlot& g = sg(core, local);
   Scheduler& s = scheduler(core, k);
   RunHorizons horizon{Cycles(-1), Cycles(-1)};  // computed when first needed
+  // In a parallel window nothing issues ahead past its end, where pending completions land.
+  const Cycles cap = part(core).window_end;
   while (g.live && !g.blocked) {
     const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
     if (!sim::is_compute(op.op)) return;  // its issue touches only the simdgroup
@@ -126,7 +129,11 @@ void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
     if (left == 1 && g.pc + 1 >= g.op_count) return;
     const Cycles at = eligible(g, core, s);
     const bool consecutive = at == s.last_issue + Cycles(1);
-    if (horizon.any < Cycles(0)) horizon = run_horizons(core, k, local, t, at, consecutive);
+    if (horizon.any < Cycles(0)) {
+      horizon = run_horizons(core, k, local, t, at, consecutive);
+      horizon.any = std::min(horizon.any, cap);
+      horizon.preempt = std::min(horizon.preempt, cap);
+    }
     if (at >= (consecutive ? horizon.preempt : horizon.any)) return;
     if (op.op == sim::OpClass::kAlu && g.run_left > 1) {
       // Inside a run: the rest but its last instruction in one step; one per cycle, they

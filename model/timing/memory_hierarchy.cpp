@@ -62,6 +62,7 @@ MemoryHierarchy::MemoryHierarchy(const model::MemorySpec& memory, const model::G
     l1_.push_back(make_level(memory.l1, WritePolicy::kWriteThroughNoAllocate, "memory.l1"));
     links_.emplace_back(link_rate, Cycles(0));
   }
+  l1_filling_.resize(static_cast<std::size_t>(gpu.cores));
   // Ports: 0 = not modelled; a negative rate is an error.
   const auto port_rate = [](double bytes_per_cycle, const std::string& what) {
     if (bytes_per_cycle < 0) {
@@ -113,15 +114,7 @@ MemoryAccessResult MemoryHierarchy::access(int core, Cycles cycle, std::uint64_t
     stats_.increment(stores_);
     l1.cache->access(address, true);
     const Cycles link_done = later(link.request(cycle, line_bytes_), through_l2_port(cycle));
-    if (l2_lines_ != nullptr) l2_lines_->push_back(address / static_cast<unsigned>(line_bytes_));
-    const CacheAccessResult in_l2 = l2_.cache->access(address, true);
-    result = {later(cycle + l2_.hit_latency, link_done), MemoryLevel::kL2};
-    if (!in_l2.hit) {
-      l2_.fill_ready[static_cast<std::size_t>(in_l2.frame)] = result.ready;
-    }
-    if (in_l2.writeback) {
-      write_back_from_l2(cycle, in_l2.writeback_address);
-    }
+    result = {store_below_l1(cycle, address, link_done), MemoryLevel::kL2};
   } else {
     stats_.increment(loads_);
     const CacheAccessResult in_l1 = l1.cache->access(address, false);
@@ -142,6 +135,19 @@ MemoryAccessResult MemoryHierarchy::access(int core, Cycles cycle, std::uint64_t
   }
   stats_.increment(served_[static_cast<std::size_t>(result.served_by)]);
   return result;
+}
+
+Cycles MemoryHierarchy::store_below_l1(Cycles cycle, std::uint64_t address, Cycles link_done) {
+  if (l2_lines_ != nullptr) l2_lines_->push_back(address / static_cast<unsigned>(line_bytes_));
+  const CacheAccessResult in_l2 = l2_.cache->access(address, true);
+  const Cycles ready = later(cycle + l2_.hit_latency, link_done);
+  if (!in_l2.hit) {
+    l2_.fill_ready[static_cast<std::size_t>(in_l2.frame)] = ready;
+  }
+  if (in_l2.writeback) {
+    write_back_from_l2(cycle, in_l2.writeback_address);
+  }
+  return ready;
 }
 
 Cycles MemoryHierarchy::through_l2_port(Cycles cycle) {

@@ -27,6 +27,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +57,30 @@ struct MemoryAccessResult {
   MemoryLevel served_by = MemoryLevel::kL1;
 };
 
+// One line request of a deferred access (MemoryHierarchy::access_deferred): the part of
+// access() that only its core's L1, L1 port and link see is done at once, the shared part
+// (the L2 port, L2, SLC, DRAM and the hierarchy's counters) by resolve_deferred().
+struct DeferredAccess {
+  enum class Kind : std::uint8_t {
+    kL1Hit,      // ready is known; resolution only counts it
+    kL1HitFill,  // an L1 hit on a line a deferred miss (`fill`) is still filling
+    kL1Miss,
+    kStore,
+  };
+  Cycles cycle;
+  std::uint32_t pass = 0;  // the replay's visit of the cores within `cycle` (see resolve)
+  int core = 0;
+  Kind kind = Kind::kL1Hit;
+  std::uint64_t address = 0;
+  // kL1Hit, kL1HitFill: the hit's ready cycle without a fill in flight. kL1Miss, kStore: the
+  // cycle the core's L1 port (loads) and link have moved the line.
+  Cycles front;
+  Cycles ready;             // the data's ready cycle: known for kL1Hit, else set on resolution
+  std::int64_t frame = -1;  // kL1Miss: the L1 frame the line fills
+  std::int32_t fill = -1;   // kL1HitFill: index in the same log of the miss filling the line
+};
+using DeferredLog = std::vector<DeferredAccess>;
+
 class MemoryHierarchy {
  public:
   // Uses memory's caches, link rate and DRAM figures, gpu.cores L1s and gpu.clock_hz to turn
@@ -64,6 +90,23 @@ class MemoryHierarchy {
 
   // One line request from `core` issued at `cycle`; `address` is any byte of the line.
   MemoryAccessResult access(int core, Cycles cycle, std::uint64_t address, bool is_write);
+
+  // Deferred accesses, for a replay whose cores advance side by side (launch_replay.h). Does
+  // the per-core part of access() at once and appends the request to `log`; returns the ready
+  // cycle when it is known now (an L1 hit on a line with no deferred fill in flight), else
+  // nothing. Touches only `core`'s L1, L1 port and link: threads may call it at once for
+  // different cores, each with its own log. A deferred result is never earlier than
+  // cycle + shared_latency().
+  std::optional<Cycles> access_deferred(int core, Cycles cycle, std::uint32_t pass,
+                                        std::uint64_t address, bool is_write, DeferredLog& log);
+  // Does the shared part of every logged request and sets its `ready`, in the order a serial
+  // replay calls access(): by cycle, then pass, then log (logs[i] holds the requests of lower
+  // cores than logs[i + 1]), then place in the log. Results, caches and counters then equal
+  // those of access() called in that order. Clears nothing: the caller empties the logs.
+  void resolve_deferred(std::span<DeferredLog* const> logs);
+  // The least time from a request that leaves the L1 to its data: no deferred access is ready
+  // sooner after its cycle.
+  [[nodiscard]] Cycles shared_latency() const;
 
   [[nodiscard]] int line_bytes() const { return line_bytes_; }
   [[nodiscard]] int cores() const { return static_cast<int>(l1_.size()); }
@@ -104,6 +147,10 @@ class MemoryHierarchy {
                           const std::string& name);
   // Completion of a line's transfer through the L2 port issued at `cycle` (`cycle` if none).
   Cycles through_l2_port(Cycles cycle);
+  // A store's part below the L1 (it reaches L2 once `link_done`); returns its ready cycle.
+  Cycles store_below_l1(Cycles cycle, std::uint64_t address, Cycles link_done);
+  // The shared part of one deferred request of `log`.
+  void resolve_one(DeferredLog& log, DeferredAccess& a);
   // Read of a line that missed L1: L2, then SLC, then DRAM; returns ready cycle and level.
   MemoryAccessResult read_below_l1(Cycles cycle, std::uint64_t address, Cycles link_done);
   // Ready cycle of a hit in `level` at `frame`: no earlier than `earliest` nor the frame's fill.
@@ -142,6 +189,8 @@ class MemoryHierarchy {
   StatRegistry buffer_stats_;
   std::array<BufferCounters, kCountedBuffers> buffers_{};
   std::vector<std::uint64_t>* l2_lines_ = nullptr;  // record_l2_lines
+  // Per core and L1 frame: the index in the core's log of the deferred miss filling it, or -1.
+  std::vector<std::vector<std::int32_t>> l1_filling_;
 };
 
 }  // namespace marlin::timing

@@ -48,6 +48,11 @@ struct TimingOptions {
   bool batch_alu_runs = true;
   // Record the reuse distances of the L2's accesses (TimingResult::l2_reuse), for sampling.
   bool l2_reuse_distances = false;
+  // Host threads of the replay (at least 1). Once a launch has no threadgroup left to
+  // dispatch, its cores advance side by side on up to this many threads, in windows shorter
+  // than the memory's shared latency (docs/timing-model.md, "Parallel replay"). The results
+  // are the same at any count (tests compare them). Runs with an event sink use one.
+  int replay_threads = 1;
 };
 
 // Per-launch results.
@@ -107,6 +112,8 @@ struct TimingResult {
   HitRates hit_rates;
   std::vector<StatRecord> stats;  // "core.", "threadgroup_memory.", "coalescer.", "memory."
   ReuseDistances l2_reuse;        // with TimingOptions::l2_reuse_distances, else empty
+  // Replay bookkeeping, not a result (left out of ==): windows the replay ran in parallel.
+  std::int64_t parallel_windows = 0;
   friend bool operator==(const TimingResult& a, const TimingResult& b) {
     return a.total_cycles == b.total_cycles && a.seconds == b.seconds && a.launches == b.launches &&
            a.achieved_flops_per_s == b.achieved_flops_per_s &&

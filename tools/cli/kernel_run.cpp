@@ -127,6 +127,13 @@ sim::LaunchOptions engine_options(const KernelRunRequest& request) {
   return options;
 }
 
+// A full run's replay uses the host threads the engine had, once the engine is done.
+timing::TimingOptions replay_options(const KernelRunRequest& request) {
+  timing::TimingOptions options;
+  options.replay_threads = static_cast<int>(std::max(1U, request.host_threads));
+  return options;
+}
+
 sim::DeviceLimits engine_limits(const model::DeviceSpec& device) {
   return {static_cast<std::uint32_t>(device.limits.max_threads_per_threadgroup),
           static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
@@ -156,7 +163,8 @@ kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunReque
     }
   }
   const Clock::time_point timing_start = Clock::now();
-  report.timing = timing::GpuTimingModel(device).run(inputs, trace ? &*trace : nullptr);
+  report.timing =
+      timing::GpuTimingModel(device, replay_options(request)).run(inputs, trace ? &*trace : nullptr);
   report.timing_seconds = seconds_since(timing_start);
   if (trace) {
     trace->write(trace_file);
@@ -232,7 +240,7 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
       const timing::LaunchInput input{.stream = &stream,
                                       .resident_threadgroups_per_core = resident,
                                       .useful_flops = report.useful_flops};
-      return timing::GpuTimingModel(device).run(input);
+      return timing::GpuTimingModel(device, replay_options(request)).run(input);
     } catch (...) {
       stream.abort();  // the engine stops at its next threadgroup
       throw;

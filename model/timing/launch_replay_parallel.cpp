@@ -1,0 +1,266 @@
+// LaunchReplay, part 4: the parallel replay. Once no threadgroup is left to dispatch, the cores
+// interact only through the memory below their L1s (the L2 port, L2, SLC and DRAM), and no
+// request there returns its data sooner than MemoryHierarchy::shared_latency() after it was
+// made. So the cores advance side by side, each thread owning a range of them (a partition),
+// in windows of that length: a request below the L1 made in a window is logged, its op's
+// completion is taken as the window's end (the earliest it can be), and at the window's end
+// one thread makes the logged requests in the serial replay's order (cycle, then the visit of
+// the cores within the cycle, then core) and gives each op its completion.
+//
+// Why it is exact: within a window no core reads what another core's step wrote, and nothing
+// a step does depends on a pending completion before the window ends. An op that depends on
+// one is not eligible before the bound, so it does not issue in the window; last_done takes
+// the completions in issue order once any is pending; a simdgroup that finished with pending
+// ops leaves its scheduler at once but ends (stall charges, threadgroup end) when they are
+// known. Issuing ahead stops at the window's end.
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <limits>
+#include <thread>
+
+#include "model/common/invariant.h"
+#include "model/timing/launch_replay.h"
+
+namespace marlin::timing {
+namespace {
+
+constexpr Cycles kNever(std::numeric_limits<std::int64_t>::max() / 4);
+// Windows shorter than this would synchronize the threads too often to gain anything.
+constexpr Cycles kMinWindow(16);
+
+// Lets `count` threads step through rounds together: every thread calls arrive() once per
+// round and returns when all have. Spins (the threads have cores to themselves while the
+// replay runs), yielding now and then in case they do not.
+class RoundBarrier {
+ public:
+  explicit RoundBarrier(int count) : count_(count) {}
+
+  void arrive() {
+    const std::uint64_t round = round_.load(std::memory_order_acquire);
+    if (waiting_.fetch_add(1, std::memory_order_acq_rel) + 1 == count_) {
+      waiting_.store(0, std::memory_order_relaxed);
+      round_.store(round + 1, std::memory_order_release);
+      return;
+    }
+    for (std::uint64_t spins = 1; round_.load(std::memory_order_acquire) == round; ++spins) {
+      if (spins % 64 == 0) std::this_thread::yield();
+    }
+  }
+
+ private:
+  const int count_;
+  std::atomic<int> waiting_{0};
+  std::atomic<std::uint64_t> round_{0};
+};
+
+}  // namespace
+
+bool LaunchReplay::parallel_ready() const {
+  return device_.threads > 1 && device_.sink == nullptr &&
+         next_threadgroup_ == total_threadgroups_ &&
+         device_.memory->shared_latency() >= kMinWindow && parts_.size() == 1 && cores_ > 1;
+}
+
+void LaunchReplay::split_partitions(int count) {
+  // Contiguous ranges of cores with about the same number of live simdgroups each.
+  std::vector<int> live(static_cast<std::size_t>(cores_), 0);
+  int total = 0;
+  for (int core = 0; core < cores_; ++core) {
+    for (int local = 0; local < slots_per_core_; ++local) {
+      if (sg(core, local).live) ++live[static_cast<std::size_t>(core)];
+    }
+    total += live[static_cast<std::size_t>(core)];
+  }
+  std::vector<EndEvent> ends;
+  while (!parts_.front().ends.empty()) {
+    ends.push_back(parts_.front().ends.top());
+    parts_.front().ends.pop();
+  }
+  parts_.resize(static_cast<std::size_t>(count));
+  const Partition& all = parts_.front();
+  int core = 0;
+  int seen = 0;
+  for (int i = 0; i < count; ++i) {
+    Partition& p = parts_[static_cast<std::size_t>(i)];
+    p.first_core = core;
+    const std::int64_t share = static_cast<std::int64_t>(total) * (i + 1) / count;
+    // Leave at least one core for each later partition.
+    while (core < cores_ - (count - 1 - i) && (seen < share || core == p.first_core)) {
+      seen += live[static_cast<std::size_t>(core)];
+      part_of_[static_cast<std::size_t>(core)] = static_cast<std::uint8_t>(i);
+      ++core;
+    }
+    if (i == count - 1) {
+      for (; core < cores_; ++core) {
+        part_of_[static_cast<std::size_t>(core)] = static_cast<std::uint8_t>(i);
+      }
+    }
+    p.end_core = core;
+    if (i > 0) {
+      p.own_counters = std::make_unique<CoreCounters>();
+      p.counters = p.own_counters.get();
+      p.own_coalescer = std::make_unique<Coalescer>(*device_.coalescer);
+      p.own_coalescer->reset_stats();
+      p.coalescer = p.own_coalescer.get();
+      p.lanes.resize(all.lanes.size());
+      p.last_end = all.last_end;
+      p.last_step = Cycles(-1);
+    }
+    p.woken = kNever;
+    p.tail_from = kNever;
+    p.deferring = true;
+  }
+  for (const EndEvent& e : ends) part(e.core).ends.push(e);
+}
+
+void LaunchReplay::run_window(Partition& p) {
+  Cycles t = p.next;
+  while (t < p.window_end) {
+    p.watchdog.step(progress(p), t);
+    p.pass = t == p.last_step ? p.pass + 1 : 0;
+    p.last_step = t;
+    if (!p.ends.empty() && p.ends.top().at <= t) p.tail_from = std::min(p.tail_from, t);
+    end_threadgroups(p, t);
+    const Cycles next = step_cores(p, t);
+    MARLIN_CHECK(next >= t, "simulated time never goes backwards");
+    t = next;
+  }
+  p.next = t;
+}
+
+void LaunchReplay::resolve_window() {
+  std::vector<DeferredLog*> logs;
+  logs.reserve(parts_.size());
+  for (Partition& p : parts_) logs.push_back(&p.log);
+  device_.memory->resolve_deferred(logs);
+  for (Partition& p : parts_) {
+    // Each pending op's completion, its dependent's readiness, then last_done in issue order.
+    for (PendingOp& op : p.pending) {
+      for (std::uint32_t i = op.first_request; i < op.end_request; ++i) {
+        op.done = std::max(op.done, p.log[i].ready);
+      }
+      SimdgroupSlot& g = sg(op.core, op.local);
+      // The ring still holds the op unless as many later ops have issued since.
+      if (std::uint64_t{g.pc} - op.op <= std::uint64_t{g.done_mask}) {
+        g.done[op.op & g.done_mask] = op.done;
+      }
+      if (g.live && !g.blocked && g.run_left == 0 && g.pc < g.op_count) {
+        const sim::TraceOp& next = g.ops[g.pc & g.ops_mask];
+        if (next.dep >= 0 && static_cast<std::uint32_t>(next.dep) == op.op) {
+          g.dep_ready = op.done;
+          g.ready_at = std::max(g.order_ready, op.done);
+          wake(op.core, op.local, g.ready_at);
+        }
+      }
+    }
+    for (const DoneUpdate& u : p.done_updates) {
+      SimdgroupSlot& g = sg(u.core, u.local);
+      const Cycles done = u.pending >= 0 ? p.pending[static_cast<std::size_t>(u.pending)].done
+                                         : u.done;
+      if (done > g.last_done) {
+        g.last_done = done;
+        g.last_done_class = u.wait_class;
+      }
+      g.pending_ops = 0;
+    }
+    for (const PendingFinish& f : p.finishes) {
+      SimdgroupSlot& g = sg(f.core, f.local);
+      settle_simdgroup(f.core, f.local, std::max(f.order_ready, g.last_done));
+      const int slot = f.local / sgs_per_tg_;
+      ThreadgroupSlot& group = tg(f.core, slot);
+      if (--group.unsettled == 0 && group.live == 0) {
+        p.ends.push(EndEvent{group.end, f.core, slot});
+      }
+    }
+    p.log.clear();
+    p.pending.clear();
+    p.done_updates.clear();
+    p.finishes.clear();
+    // Wakes and ends may have come earlier than the step the window stopped at.
+    for (int core = p.first_core; core < p.end_core; ++core) {
+      p.next = std::min(p.next, core_wake_[static_cast<std::size_t>(core)]);
+    }
+    if (!p.ends.empty()) p.next = std::min(p.next, p.ends.top().at);
+  }
+}
+
+void LaunchReplay::merge_partitions() {
+  Partition& all = parts_.front();
+  for (std::size_t i = 1; i < parts_.size(); ++i) {
+    Partition& p = parts_[i];
+    all.counters->registry.accumulate(p.counters->registry);
+    device_.coalescer->add_stats(*p.coalescer);
+    all.breakdown += p.breakdown;
+    all.last_end = std::max(all.last_end, p.last_end);
+    all.resident_sg_cycles += p.resident_sg_cycles;
+    all.ended += p.ended;
+    all.tail_from = std::min(all.tail_from, p.tail_from);
+  }
+  if (tail_start_ == kNever) tail_start_ = all.tail_from;
+  parts_.resize(1);
+  all.first_core = 0;
+  all.end_core = cores_;
+  all.deferring = false;
+  all.window_end = kNever;
+  std::fill(part_of_.begin(), part_of_.end(), 0);
+}
+
+void LaunchReplay::run_parallel(Cycles t) {
+  const int count = std::min({device_.threads, cores_, 255});  // part_of_ holds a byte
+  split_partitions(count);
+  for (Partition& p : parts_) p.next = t;
+  const Cycles window = device_.memory->shared_latency();
+  RoundBarrier barrier(count);
+  std::atomic<bool> stop{false};
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(count));
+  // A round: every partition runs the window, then the first thread resolves it while the
+  // others wait, and sets the next window (or stop).
+  const auto run_rounds = [&](int index) {
+    Partition& p = parts_[static_cast<std::size_t>(index)];
+    for (;;) {
+      barrier.arrive();  // the window is set
+      if (stop.load(std::memory_order_acquire)) return;
+      try {
+        run_window(p);
+      } catch (...) {
+        errors[static_cast<std::size_t>(index)] = std::current_exception();
+      }
+      barrier.arrive();  // every partition ran it
+      if (index != 0) continue;
+      ++parallel_windows_;
+      bool failed = false;
+      for (const std::exception_ptr& e : errors) failed = failed || e != nullptr;
+      Cycles begin = kNever;
+      if (!failed) {
+        try {
+          resolve_window();
+        } catch (...) {
+          errors.front() = std::current_exception();
+          failed = true;
+        }
+        for (const Partition& q : parts_) begin = std::min(begin, q.next);
+      }
+      if (failed || begin == kNever) {
+        stop.store(true, std::memory_order_release);
+        barrier.arrive();
+        return;
+      }
+      for (Partition& q : parts_) q.window_end = begin + window;
+    }
+  };
+  // The first window.
+  Cycles begin = kNever;
+  for (const Partition& p : parts_) begin = std::min(begin, p.next);
+  for (Partition& p : parts_) p.window_end = begin + window;
+  std::vector<std::thread> helpers;
+  for (int i = 1; i < count; ++i) helpers.emplace_back(run_rounds, i);
+  run_rounds(0);
+  for (std::thread& h : helpers) h.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e != nullptr) std::rethrow_exception(e);
+  }
+  merge_partitions();
+}
+
+}  // namespace marlin::timing

@@ -1,0 +1,71 @@
+// The parallel replay (TimingOptions::replay_threads) gives exactly the results of the serial
+// one: a differential test on pseudo-random launches (ALU runs of every kind, threadgroup and
+// device loads, stores, barriers, matrix multiplies; one wave and several), comparing every
+// result field, every counter and the L2's reuse distances, at 2 and 3 threads.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "model/common/input_error.h"
+#include "model/timing/gpu_timing_model.h"
+#include "tests/timing/replay_differential.h"
+#include "tests/timing/timing_fixtures.h"
+
+namespace marlin::timing {
+namespace {
+
+using testing::random_launch;
+
+// Seeds 1-60: up to 10 threadgroups, 1-3 resident per core (mostly one wave: the whole launch
+// runs in parallel windows). Seeds 61-200: up to 24, 1-4 resident (several waves: the tail
+// does). On 2, 3 or 4 cores; every other seed with the ports modelled.
+TEST(ParallelReplay, SameResultsAsSerial) {
+  std::int64_t windows = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const bool dense = seed > 60;
+    const sim::LaunchTrace launch = random_launch(seed, dense ? 24 : 10);
+    const int resident = 1 + static_cast<int>(seed % (dense ? 4 : 3));
+    const LaunchInput input = testing::input_of(launch, resident);
+    model::DeviceSpec device = testing::test_device();
+    device.gpu.cores = 2 + static_cast<int>(seed % 3);
+    if (seed % 4 == 1) device.memory.l1_bytes_per_cycle = 64;
+    if (seed % 4 == 3) device.memory.l2_bytes_per_cycle = 96;
+    TimingOptions serial{.issue_policy = seed % 2 == 0 ? IssuePolicy::kOldestFirst
+                                                       : IssuePolicy::kGreedyThenOldest};
+    serial.l2_reuse_distances = true;
+    const TimingResult a = GpuTimingModel(device, serial).run(input);
+    EXPECT_EQ(a.parallel_windows, 0);
+    for (const int threads : {2, 3}) {
+      TimingOptions parallel = serial;
+      parallel.replay_threads = threads;
+      const TimingResult b = GpuTimingModel(device, parallel).run(input);
+      ASSERT_EQ(a, b) << "seed " << seed << ", " << threads << " threads";
+      ASSERT_EQ(a.l2_reuse.sorted, b.l2_reuse.sorted) << "seed " << seed;
+      ASSERT_EQ(a.l2_reuse.first_accesses, b.l2_reuse.first_accesses) << "seed " << seed;
+      windows += b.parallel_windows;
+    }
+  }
+  // The comparison is about the parallel path: most of the replays took it.
+  EXPECT_GT(windows, 200 * 2 * 10);
+}
+
+// A launch replayed with an event sink keeps one thread (the sink's calls are in order).
+TEST(ParallelReplay, EventSinkKeepsTheSerialReplay) {
+  const sim::LaunchTrace launch = random_launch(7, 10);
+  TimingOptions options;
+  options.replay_threads = 2;
+  testing::RecordingSink sink;
+  const TimingResult r =
+      GpuTimingModel(testing::test_device(), options).run(testing::input_of(launch, 2), &sink);
+  EXPECT_EQ(r.parallel_windows, 0);
+  EXPECT_EQ(r, GpuTimingModel(testing::test_device()).run(testing::input_of(launch, 2)));
+}
+
+TEST(ParallelReplay, RefusesFewerThanOneThread) {
+  TimingOptions options;
+  options.replay_threads = 0;
+  EXPECT_THROW(GpuTimingModel(testing::test_device(), options), InputError);
+}
+
+}  // namespace
+}  // namespace marlin::timing
