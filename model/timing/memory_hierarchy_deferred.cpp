@@ -19,7 +19,15 @@ std::optional<Cycles> MemoryHierarchy::access_deferred(int core, Cycles cycle, s
   Level& l1 = l1_[c];
   std::vector<std::int32_t>& filling = l1_filling_[c];
   if (filling.empty()) filling.assign(l1.fill_ready.size(), -1);
-  DeferredAccess a{.cycle = cycle, .pass = pass, .core = core, .address = address};
+  DeferredAccess a{.cycle = cycle,
+                   .pass = pass,
+                   .core = core,
+                   .kind = DeferredAccess::Kind::kL1Hit,
+                   .address = address,
+                   .front = cycle,
+                   .ready = cycle,
+                   .frame = -1,
+                   .fill = -1};
   if (is_write) {
     l1.cache->access(address, true);
     a.kind = DeferredAccess::Kind::kStore;
