@@ -114,7 +114,7 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
   std::vector<EndEvent> storage;
   storage.reserve(tgs_.size() + 1);
   all.ends = decltype(all.ends)(std::greater<>(), std::move(storage));
-  part_of_.assign(static_cast<std::size_t>(cores_), 0);
+  part_of_.assign(static_cast<std::size_t>(cores_), &all);
 }
 
 void LaunchReplay::index_traces() {
@@ -269,7 +269,7 @@ LaunchResult LaunchReplay::run() {
     }
     Partition& all = parts_.front();
     watchdog.step(progress(), t);
-    end_threadgroups(all, t);
+    if (!all.ends.empty() && all.ends.top().at <= t) end_threadgroups(all, t);
     dispatch(t);
     if (!all.ends.empty() && all.ends.top().at <= t) continue;  // threadgroups with no work
     const Cycles next = step_cores(all, t);

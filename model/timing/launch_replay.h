@@ -193,12 +193,11 @@ class LaunchReplay {
     Cycles tail_from;        // cycle of the first threadgroup end of the parallel part
     ProgressWatchdog watchdog;
     DeferredLog log;
-    std::uint32_t request_mark = 0;  // the log's size when the op being issued began
     std::vector<PendingOp> pending;
     std::vector<DoneUpdate> done_updates;
     std::vector<PendingFinish> finishes;
   };
-  Partition& part(int core) { return parts_[part_of_[static_cast<std::size_t>(core)]]; }
+  Partition& part(int core) { return *part_of_[static_cast<std::size_t>(core)]; }
 
   // Ends the threadgroups of `p` due by t.
   void end_threadgroups(Partition& p, Cycles t);
@@ -212,11 +211,22 @@ class LaunchReplay {
   void run_window(Partition& p);
   void resolve_window();
   void merge_partitions();
-  // Records a completion for last_done (directly, or in issue order once ops are pending).
-  void note_done(int core, int local, Cycles done, StallClass wait_class, std::int32_t pending);
+  // Records a completion for last_done: at once, or in issue order once ops are pending.
+  void note_done(int core, int local, Cycles done, StallClass wait_class, std::int32_t pending) {
+    SimdgroupSlot& g = sg(core, local);
+    if (g.pending_ops > 0) {
+      defer_done(core, local, done, wait_class, pending);
+    } else if (done > g.last_done) {
+      g.last_done = done;
+      g.last_done_class = wait_class;
+    }
+  }
+  void defer_done(int core, int local, Cycles done, StallClass wait_class, std::int32_t pending);
   // Finishing a simdgroup: its timing (stall charges, end) and leaving the scheduler.
   void settle_simdgroup(int core, int local, Cycles end);
   void retire_simdgroup(int core, int local);
+  // Queues the end of threadgroup slot `slot` once its simdgroups have all retired and settled.
+  void end_when_settled(int core, int slot);
 
   // Setup.
   void index_traces();
@@ -400,7 +410,7 @@ class LaunchReplay {
   Cycles tail_start_;
   std::vector<Partition> parts_;
   std::int64_t parallel_windows_ = 0;
-  std::vector<std::uint8_t> part_of_;  // per core: its partition
+  std::vector<Partition*> part_of_;  // per core: its partition (in parts_)
 
   // Some simdgroup's first op uses the threadgroup-memory pipe (a newly dispatched simdgroup
   // may then win the grant at once).

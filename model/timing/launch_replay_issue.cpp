@@ -122,7 +122,8 @@ void LaunchReplay::try_issue(int core, int k, Cycles t) {
 void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   SimdgroupSlot& g = sg(core, local);
   Scheduler& s = scheduler(core, k);
-  CoreCounters& counters = *part(core).counters;
+  Partition& p = part(core);
+  CoreCounters& counters = *p.counters;
   const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
   const auto pipe = static_cast<std::size_t>(g.pipe);
 
@@ -146,6 +147,7 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   charge(core, local, StallClass::kIssuing, t, t + Cycles(1));
   counters.registry.increment(counters.instructions);
   bool deferred = false;
+  std::uint32_t first_request = 0;  // in a parallel window: the op's first logged request
 
   Cycles done = t;
   Cycles order_ready = t + Cycles(1);
@@ -206,6 +208,7 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
         done = threadgroup_memory(core, op, accesses, t);
       } else {
         counters.registry.increment(counters.device_memory_ops);
+        first_request = static_cast<std::uint32_t>(p.log.size());
         done = device_memory(core, op, accesses, t, sim::is_store(op.op), deferred);
       }
       break;
@@ -222,13 +225,12 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   std::int32_t pending = -1;
   if (deferred) {
     // Known no sooner than the window's end: until then its dependents see that bound.
-    Partition& p = part(core);
     pending = static_cast<std::int32_t>(p.pending.size());
     p.pending.push_back(PendingOp{.core = core,
                                   .local = local,
                                   .op = g.pc,
                                   .done = done,
-                                  .first_request = p.request_mark,
+                                  .first_request = first_request,
                                   .end_request = static_cast<std::uint32_t>(p.log.size())});
     done = p.window_end;
     ++g.pending_ops;
@@ -241,18 +243,10 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   prepare_next(core, local, order_ready);
 }
 
-void LaunchReplay::note_done(int core, int local, Cycles done, StallClass wait_class,
-                             std::int32_t pending) {
-  SimdgroupSlot& g = sg(core, local);
-  if (g.pending_ops > 0) {
-    part(core).done_updates.push_back(DoneUpdate{
-        .core = core, .local = local, .pending = pending, .done = done, .wait_class = wait_class});
-    return;
-  }
-  if (done > g.last_done) {
-    g.last_done = done;
-    g.last_done_class = wait_class;
-  }
+void LaunchReplay::defer_done(int core, int local, Cycles done, StallClass wait_class,
+                              std::int32_t pending) {
+  part(core).done_updates.push_back(DoneUpdate{
+      .core = core, .local = local, .pending = pending, .done = done, .wait_class = wait_class});
 }
 
 void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
@@ -349,9 +343,16 @@ void LaunchReplay::retire_simdgroup(int core, int local) {
   ThreadgroupSlot& group = tg(core, slot);
   --group.live;
   if (group.live == 0) {
-    if (group.unsettled == 0) part(core).ends.push(EndEvent{group.end, core, slot});
+    end_when_settled(core, slot);
   } else {
     check_release(core, slot);
+  }
+}
+
+void LaunchReplay::end_when_settled(int core, int slot) {
+  const ThreadgroupSlot& group = tg(core, slot);
+  if (group.live == 0 && group.unsettled == 0) {
+    part(core).ends.push(EndEvent{group.end, core, slot});
   }
 }
 
@@ -413,7 +414,6 @@ Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::
                                    Cycles t, bool is_write, bool& deferred) {
   Partition& p = part(core);
   Coalescer& coalescer = *p.coalescer;
-  p.request_mark = static_cast<std::uint32_t>(p.log.size());
   Cycles done = t;
   const sim::MemAccess* stored = accesses + op.first_access;
   // An affine run of active lanes goes to the coalescer as one (first access, stride) pair.

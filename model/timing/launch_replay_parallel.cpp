@@ -88,12 +88,12 @@ void LaunchReplay::split_partitions(int count) {
     // Leave at least one core for each later partition.
     while (core < cores_ - (count - 1 - i) && (seen < share || core == p.first_core)) {
       seen += live[static_cast<std::size_t>(core)];
-      part_of_[static_cast<std::size_t>(core)] = static_cast<std::uint8_t>(i);
+      part_of_[static_cast<std::size_t>(core)] = &p;
       ++core;
     }
     if (i == count - 1) {
       for (; core < cores_; ++core) {
-        part_of_[static_cast<std::size_t>(core)] = static_cast<std::uint8_t>(i);
+        part_of_[static_cast<std::size_t>(core)] = &p;
       }
     }
     p.end_core = core;
@@ -105,7 +105,6 @@ void LaunchReplay::split_partitions(int count) {
       p.coalescer = p.own_coalescer.get();
       p.lanes.resize(all.lanes.size());
       p.last_end = all.last_end;
-      p.last_step = Cycles(-1);
     }
     p.woken = kNever;
     p.tail_from = kNever;
@@ -168,10 +167,8 @@ void LaunchReplay::resolve_window() {
       SimdgroupSlot& g = sg(f.core, f.local);
       settle_simdgroup(f.core, f.local, std::max(f.order_ready, g.last_done));
       const int slot = f.local / sgs_per_tg_;
-      ThreadgroupSlot& group = tg(f.core, slot);
-      if (--group.unsettled == 0 && group.live == 0) {
-        p.ends.push(EndEvent{group.end, f.core, slot});
-      }
+      --tg(f.core, slot).unsettled;
+      end_when_settled(f.core, slot);
     }
     p.log.clear();
     p.pending.clear();
@@ -203,11 +200,11 @@ void LaunchReplay::merge_partitions() {
   all.end_core = cores_;
   all.deferring = false;
   all.window_end = kNever;
-  std::fill(part_of_.begin(), part_of_.end(), 0);
+  std::fill(part_of_.begin(), part_of_.end(), &all);
 }
 
 void LaunchReplay::run_parallel(Cycles t) {
-  const int count = std::min({device_.threads, cores_, 255});  // part_of_ holds a byte
+  const int count = std::min(device_.threads, cores_);
   split_partitions(count);
   for (Partition& p : parts_) p.next = t;
   const Cycles window = device_.memory->shared_latency();

@@ -128,7 +128,7 @@ sim::LaunchOptions engine_options(const KernelRunRequest& request) {
 }
 
 // A full run's replay uses the host threads the engine had, once the engine is done.
-timing::TimingOptions replay_options(const KernelRunRequest& request) {
+timing::TimingOptions full_run_timing_options(const KernelRunRequest& request) {
   timing::TimingOptions options;
   options.replay_threads = static_cast<int>(std::max(1U, request.host_threads));
   return options;
@@ -164,7 +164,8 @@ kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunReque
   }
   const Clock::time_point timing_start = Clock::now();
   report.timing =
-      timing::GpuTimingModel(device, replay_options(request)).run(inputs, trace ? &*trace : nullptr);
+      timing::GpuTimingModel(device, full_run_timing_options(request))
+          .run(inputs, trace ? &*trace : nullptr);
   report.timing_seconds = seconds_since(timing_start);
   if (trace) {
     trace->write(trace_file);
@@ -240,7 +241,7 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
       const timing::LaunchInput input{.stream = &stream,
                                       .resident_threadgroups_per_core = resident,
                                       .useful_flops = report.useful_flops};
-      return timing::GpuTimingModel(device, replay_options(request)).run(input);
+      return timing::GpuTimingModel(device, full_run_timing_options(request)).run(input);
     } catch (...) {
       stream.abort();  // the engine stops at its next threadgroup
       throw;
