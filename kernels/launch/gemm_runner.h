@@ -17,8 +17,8 @@
 #include "kernels/host/fp16.h"
 #include "kernels/host/packed_weights.h"
 #include "kernels/host/reference_gemm.h"
-#include "kernels/host/zero_page_allocator.h"
 #include "kernels/launch/kernel_catalog.h"
+#include "model/common/zero_page_allocator.h"
 #include "sim/runtime/launch.h"
 
 namespace marlin::kernels {

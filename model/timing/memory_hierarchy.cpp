@@ -35,7 +35,7 @@ MemoryHierarchy::Level MemoryHierarchy::make_level(const model::CacheSpec& spec,
                                                    const std::string& name) {
   Level level;
   level.cache = make_cache(spec, policy, name);
-  level.fill_ready.assign(static_cast<std::size_t>(level.cache->frames()), Cycles(0));
+  level.fill_ready.resize(static_cast<std::size_t>(level.cache->frames()));
   level.hit_latency = latency_of(spec.hit_latency_cycles, name + ".hit_latency_cycles");
   return level;
 }

@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/common/zero_page_allocator.h"
 #include "model/device/device_spec.h"
 #include "model/timing/bandwidth_channel.h"
 #include "model/timing/cache.h"
@@ -136,10 +137,11 @@ class MemoryHierarchy {
   void append_records(std::string_view prefix, std::vector<StatRecord>& out) const;
 
  private:
-  // A cache plus, per frame, the cycle at which the frame's line is filled.
+  // A cache plus, per frame, the cycle at which the frame's line is filled (written when a
+  // line takes the frame, so its pages are mapped only for the frames a replay uses).
   struct Level {
     std::unique_ptr<Cache> cache;
-    std::vector<Cycles> fill_ready;
+    std::vector<Cycles, ZeroPageAllocator<Cycles>> fill_ready;
     Cycles hit_latency;
   };
 

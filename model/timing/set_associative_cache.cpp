@@ -13,6 +13,8 @@ namespace {
 
 // Caches larger than this many lines are certainly a profile mistake (2^28 lines = 32 GiB).
 constexpr std::int64_t kMaxLines = std::int64_t{1} << 28;
+// The hash index starts with 16 slots (8 lines) and doubles from there.
+constexpr int kInitialSlotBits = 4;
 
 }  // namespace
 
@@ -39,26 +41,20 @@ SetAssociativeCache::SetAssociativeCache(const model::CacheSpec& spec, WritePoli
   }
   ways_ = spec.associativity == 0 ? lines : spec.associativity;
   sets_ = lines / ways_;
+  lines_total_ = lines;
   line_bytes_ = FixedDivisor(static_cast<std::uint64_t>(spec.line_bytes));
   set_divisor_ = FixedDivisor(static_cast<std::uint64_t>(sets_));
+  // Sized once: calloc's pages are mapped as frames and sets come into use.
   const auto frames = static_cast<std::size_t>(lines);
-  lines_.assign(frames, Line{});
-  prev_.assign(frames, kNone);
-  next_.assign(frames, kNone);
-  head_.assign(static_cast<std::size_t>(sets_), kNone);
-  tail_.assign(static_cast<std::size_t>(sets_), kNone);
-  // Pushing ways 0, 1, ... to the front leaves way 0 at the tail: invalid frames are taken
-  // lowest way first, and stay behind every valid frame (lines are never invalidated).
-  for (std::int64_t set = 0; set < sets_; ++set) {
-    for (std::int64_t way = 0; way < ways_; ++way) {
-      push_front(set, set * ways_ + way);
-    }
-  }
-  // Index at most half full keeps linear probes short.
-  while ((std::int64_t{1} << slot_bits_) < 2 * lines) {
-    ++slot_bits_;
-  }
-  slots_.assign(std::size_t{1} << slot_bits_, kNone);
+  const auto sets = static_cast<std::size_t>(sets_);
+  lines_.resize(frames);
+  prev_.resize(frames);
+  next_.resize(frames);
+  head_.resize(sets);
+  tail_.resize(sets);
+  filled_.resize(sets);
+  slot_bits_ = kInitialSlotBits;
+  slots_.assign(std::size_t{1} << slot_bits_, 0);
 
   read_hits_ = stats_.add_counter("read_hits", "line accesses", "loads that found the line");
   read_misses_ = stats_.add_counter("read_misses", "line accesses", "loads that missed");
@@ -76,37 +72,39 @@ std::size_t SetAssociativeCache::home_slot(std::uint64_t line_number) const {
   return static_cast<std::size_t>((line_number * kMultiplier) >> (64 - slot_bits_));
 }
 
-std::int64_t SetAssociativeCache::find(std::uint64_t line_number) const {
+SetAssociativeCache::Frame SetAssociativeCache::find(std::uint64_t line_number) const {
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t slot = home_slot(line_number);; slot = (slot + 1) & mask) {
-    const std::int64_t frame = slots_[slot];
-    if (frame == kNone || lines_[static_cast<std::size_t>(frame)].line_number == line_number) {
-      return frame;
-    }
+    const std::uint32_t entry = slots_[slot];
+    if (entry == 0) return kNone;
+    const auto frame = static_cast<Frame>(entry - 1);
+    if (lines_[static_cast<std::size_t>(frame)].line_number == line_number) return frame;
   }
 }
 
-void SetAssociativeCache::index_insert(std::int64_t frame) {
+void SetAssociativeCache::index_insert(Frame frame) {
   const std::size_t mask = slots_.size() - 1;
   std::size_t slot = home_slot(lines_[static_cast<std::size_t>(frame)].line_number);
-  while (slots_[slot] != kNone) {
+  while (slots_[slot] != 0) {
     slot = (slot + 1) & mask;
   }
-  slots_[slot] = frame;
+  slots_[slot] = static_cast<std::uint32_t>(frame) + 1;
 }
 
 void SetAssociativeCache::index_erase(std::uint64_t line_number) {
   const std::size_t mask = slots_.size() - 1;
+  const auto line_at = [&](std::size_t slot) {
+    return lines_[static_cast<std::size_t>(slots_[slot] - 1)].line_number;
+  };
   std::size_t hole = home_slot(line_number);
-  while (lines_[static_cast<std::size_t>(slots_[hole])].line_number != line_number) {
+  while (line_at(hole) != line_number) {
     hole = (hole + 1) & mask;
   }
   // Backward-shift deletion: move later entries of the probe run into the hole unless their
   // home slot lies cyclically in (hole, current].
-  for (std::size_t current = (hole + 1) & mask; slots_[current] != kNone;
+  for (std::size_t current = (hole + 1) & mask; slots_[current] != 0;
        current = (current + 1) & mask) {
-    const std::size_t home =
-        home_slot(lines_[static_cast<std::size_t>(slots_[current])].line_number);
+    const std::size_t home = home_slot(line_at(current));
     const bool stays =
         hole <= current ? (hole < home && home <= current) : (hole < home || home <= current);
     if (!stays) {
@@ -114,35 +112,45 @@ void SetAssociativeCache::index_erase(std::uint64_t line_number) {
       hole = current;
     }
   }
-  slots_[hole] = kNone;
+  slots_[hole] = 0;
 }
 
-void SetAssociativeCache::unlink(std::int64_t set, std::int64_t frame) {
-  const auto f = static_cast<std::size_t>(frame);
-  const auto s = static_cast<std::size_t>(set);
-  if (prev_[f] != kNone) {
-    next_[static_cast<std::size_t>(prev_[f])] = next_[f];
-  } else {
-    head_[s] = next_[f];
+void SetAssociativeCache::grow_index() {
+  ++slot_bits_;
+  slots_.assign(std::size_t{1} << slot_bits_, 0);
+  for (Frame frame = 0; frame < frames_used_; ++frame) {
+    index_insert(frame);
   }
+}
+
+void SetAssociativeCache::add_front(std::size_t set, Frame frame) {
+  const auto f = static_cast<std::size_t>(frame);
+  prev_[f] = kNone;
+  if (filled_[set]++ == 0) {
+    next_[f] = kNone;
+    tail_[set] = frame;
+  } else {
+    next_[f] = head_[set];
+    prev_[static_cast<std::size_t>(head_[set])] = frame;
+  }
+  head_[set] = frame;
+}
+
+void SetAssociativeCache::touch(std::size_t set, Frame frame) {
+  const Frame head = head_[set];
+  if (head == frame) return;
+  // Not the head, so it has a predecessor.
+  const auto f = static_cast<std::size_t>(frame);
+  next_[static_cast<std::size_t>(prev_[f])] = next_[f];
   if (next_[f] != kNone) {
     prev_[static_cast<std::size_t>(next_[f])] = prev_[f];
   } else {
-    tail_[s] = prev_[f];
+    tail_[set] = prev_[f];
   }
-}
-
-void SetAssociativeCache::push_front(std::int64_t set, std::int64_t frame) {
-  const auto f = static_cast<std::size_t>(frame);
-  const auto s = static_cast<std::size_t>(set);
   prev_[f] = kNone;
-  next_[f] = head_[s];
-  if (head_[s] != kNone) {
-    prev_[static_cast<std::size_t>(head_[s])] = frame;
-  } else {
-    tail_[s] = frame;
-  }
-  head_[s] = frame;
+  next_[f] = head;
+  prev_[static_cast<std::size_t>(head)] = frame;
+  head_[set] = frame;
 }
 
 bool SetAssociativeCache::contains(std::uint64_t address) const {
@@ -151,12 +159,11 @@ bool SetAssociativeCache::contains(std::uint64_t address) const {
 
 CacheAccessResult SetAssociativeCache::access(std::uint64_t address, bool is_write) {
   const std::uint64_t line_number = line_bytes_.quotient(address);
-  const auto set = static_cast<std::int64_t>(set_divisor_.remainder(line_number));
+  const auto set = static_cast<std::size_t>(set_divisor_.remainder(line_number));
   CacheAccessResult result;
-  const std::int64_t hit_frame = find(line_number);
+  const Frame hit_frame = find(line_number);
   if (hit_frame != kNone) {
-    unlink(set, hit_frame);
-    push_front(set, hit_frame);
+    touch(set, hit_frame);
     if (is_write && policy_ == WritePolicy::kWriteBackAllocate) {
       lines_[static_cast<std::size_t>(hit_frame)].dirty = true;
     }
@@ -169,22 +176,29 @@ CacheAccessResult SetAssociativeCache::access(std::uint64_t address, bool is_wri
   if (is_write && policy_ == WritePolicy::kWriteThroughNoAllocate) {
     return result;  // no allocation
   }
-  const std::int64_t victim = tail_[static_cast<std::size_t>(set)];
-  Line& line = lines_[static_cast<std::size_t>(victim)];
-  if (line.valid) {
+  Frame frame = 0;
+  if (filled_[set] < static_cast<std::uint64_t>(ways_)) {
+    // A free way: a new frame, at the head of the set's list.
+    if (2 * (static_cast<std::size_t>(frames_used_) + 1) > slots_.size()) grow_index();
+    frame = frames_used_++;
+    lines_[static_cast<std::size_t>(frame)] = Line{line_number, is_write};
+    index_insert(frame);
+    add_front(set, frame);
+  } else {
+    frame = tail_[set];
+    Line& victim = lines_[static_cast<std::size_t>(frame)];
     stats_.increment(evictions_);
-    if (line.dirty) {
+    if (victim.dirty) {
       stats_.increment(writebacks_);
       result.writeback = true;
-      result.writeback_address = line.line_number * line_bytes_.divisor();
+      result.writeback_address = victim.line_number * line_bytes_.divisor();
     }
-    index_erase(line.line_number);
+    index_erase(victim.line_number);
+    victim = Line{line_number, is_write};
+    index_insert(frame);
+    touch(set, frame);
   }
-  line = Line{line_number, true, is_write};
-  index_insert(victim);
-  unlink(set, victim);
-  push_front(set, victim);
-  result.frame = victim;
+  result.frame = frame;
   return result;
 }
 

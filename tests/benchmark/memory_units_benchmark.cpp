@@ -1,13 +1,15 @@
 // Google Benchmark of the timing model's per-access units, called once per memory op of a
 // replay: the threadgroup-memory bank model and the device-access coalescer, with the m4max
-// profile's geometry (32 banks of 4 bytes, 128-byte lines), and of the reuse distances of a
-// sampled run's L2 accesses. items = accesses.
+// profile's geometry (32 banks of 4 bytes, 128-byte lines), of the reuse distances of a
+// sampled run's L2 accesses, and of building the SLC's cache model for a short replay.
+// items = accesses.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "model/device/profile_loader.h"
+#include "model/timing/cache.h"
 #include "model/timing/coalescer.h"
 #include "model/timing/reuse_distance.h"
 #include "model/timing/threadgroup_memory_banks.h"
@@ -61,6 +63,24 @@ void BM_CoalescerWordPerLane(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_CoalescerWordPerLane);
+
+// What each replay of a sampled run pays for the SLC: building m4max's 48 MiB model and
+// filling 4,096 lines of it (a slice's footprint is a few thousand lines), then reading them.
+void BM_SlcBuildAndCorner(benchmark::State& state) {
+  const model::DeviceSpec device = model::load_device("m4max");
+  constexpr std::uint64_t kLines = 4096;
+  for (auto _ : state) {
+    const auto slc = timing::make_cache(device.memory.slc, timing::WritePolicy::kWriteBackAllocate,
+                                        "memory.slc");
+    const auto line = static_cast<std::uint64_t>(slc->line_bytes());
+    for (std::uint64_t n = 0; n < kLines; ++n) slc->access(n * line, false);
+    for (std::uint64_t n = 0; n < kLines; ++n) {
+      benchmark::DoNotOptimize(slc->access(n * line, false).hit);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * 2 * static_cast<std::int64_t>(kLines));
+}
+BENCHMARK(BM_SlcBuildAndCorner)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

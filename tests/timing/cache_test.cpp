@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <list>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,12 +70,30 @@ TEST(SetAssociativeCacheTest, SetsAreIndependent) {
       "MMMMHMMH");
 }
 
-TEST(SetAssociativeCacheTest, FrameIsSetTimesWaysPlusWay) {
+TEST(SetAssociativeCacheTest, FramesAreNumberedInFirstUseOrder) {
+  // 4 sets x 2 ways: a line takes the next unused frame while its set has a free way, and
+  // the frame of the line it replaces once the set is full.
   auto cache = make_cache(cache_spec(1024, 128, 2), WritePolicy::kWriteBackAllocate, "l2");
-  EXPECT_EQ(cache->access(5ULL * 128, false).frame, 2);   // set 1, first way
-  EXPECT_EQ(cache->access(9ULL * 128, false).frame, 3);   // set 1, second way
-  EXPECT_EQ(cache->access(5ULL * 128, false).frame, 2);   // hit keeps its frame
-  EXPECT_EQ(cache->access(13ULL * 128, false).frame, 3);  // evicts line 9 (LRU)
+  EXPECT_EQ(cache->access(5ULL * 128, false).frame, 0);   // set 1
+  EXPECT_EQ(cache->access(9ULL * 128, false).frame, 1);   // set 1
+  EXPECT_EQ(cache->access(5ULL * 128, false).frame, 0);   // hit keeps its frame
+  EXPECT_EQ(cache->access(2ULL * 128, false).frame, 2);   // set 2
+  EXPECT_EQ(cache->access(13ULL * 128, false).frame, 1);  // set 1 full: replaces line 9 (LRU)
+  EXPECT_EQ(cache->access(6ULL * 128, false).frame, 3);   // set 2
+  EXPECT_EQ(cache->frames(), 8);
+}
+
+TEST(SetAssociativeCacheTest, ASystemLevelCacheSizeBuildsAndServes) {
+  // The m4max SLC's geometry: 48 MiB of 128-byte lines, 16 ways (393,216 frames).
+  auto cache = make_cache(cache_spec(std::int64_t{48} << 20, 128, 16),
+                          WritePolicy::kWriteBackAllocate, "slc");
+  EXPECT_EQ(cache->frames(), 393216);
+  const std::uint64_t far = std::uint64_t{1} << 40;
+  EXPECT_FALSE(cache->access(far, false).hit);
+  EXPECT_FALSE(cache->access(128, true).hit);
+  EXPECT_TRUE(cache->access(far + 127, false).hit);
+  EXPECT_TRUE(cache->contains(200));
+  EXPECT_FALSE(cache->contains(256));
 }
 
 TEST(SetAssociativeCacheTest, WriteBackAllocateWritesBackDirtyVictims) {
@@ -118,7 +139,9 @@ TEST(SetAssociativeCacheTest, WriteThroughNeverAllocatesNorDirties) {
 class ReferenceLru {
  public:
   ReferenceLru(std::uint64_t sets, std::size_t ways) : sets_(sets), ways_(ways), lists_(sets) {}
-  bool access(std::uint64_t line) {
+  // True on a hit; otherwise `evicted` is the line the access replaced, if any.
+  bool access(std::uint64_t line, std::optional<std::uint64_t>& evicted) {
+    evicted.reset();
     auto& list = lists_[line % sets_];
     for (auto it = list.begin(); it != list.end(); ++it) {
       if (*it == line) {
@@ -129,6 +152,7 @@ class ReferenceLru {
     }
     list.push_front(line);
     if (list.size() > ways_) {
+      evicted = list.back();
       list.pop_back();
     }
     return false;
@@ -156,16 +180,34 @@ TEST_P(CacheReferenceTest, MatchesAReferenceLruOnAPseudoRandomStream) {
       make_cache(cache_spec(lines * 64, 64, g.ways), WritePolicy::kWriteBackAllocate, "l2");
   ReferenceLru reference(static_cast<std::uint64_t>(g.sets),
                          static_cast<std::size_t>(g.stored_ways));
+  // Frames: a line keeps its frame while it stays; a new line takes the next unused frame,
+  // or the frame of the line it replaced.
+  std::map<std::uint64_t, std::int64_t> frame_of;
+  std::int64_t frames_used = 0;
   std::uint64_t state = 12345;
   int hits = 0;
   for (int i = 0; i < 20000; ++i) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     const std::uint64_t line = (state >> 33) % g.distinct_lines;
-    const bool expected = reference.access(line);
-    ASSERT_EQ(cache->access(line * 64 + (state & 63), false).hit, expected) << "access " << i;
+    std::optional<std::uint64_t> evicted;
+    const bool expected = reference.access(line, evicted);
+    const CacheAccessResult got = cache->access(line * 64 + (state & 63), false);
+    ASSERT_EQ(got.hit, expected) << "access " << i;
+    std::int64_t frame = frames_used;
+    if (expected) {
+      frame = frame_of.at(line);
+    } else if (evicted) {
+      frame = frame_of.at(*evicted);
+      frame_of.erase(*evicted);
+    } else {
+      ++frames_used;
+    }
+    frame_of[line] = frame;
+    ASSERT_EQ(got.frame, frame) << "access " << i;
     hits += expected ? 1 : 0;
   }
   EXPECT_EQ(cache->stats().value("read_hits"), hits);
+  EXPECT_EQ(frames_used, std::min<std::int64_t>(lines, static_cast<std::int64_t>(g.distinct_lines)));
   EXPECT_GT(hits, 0);
   EXPECT_LT(hits, 20000);
 }

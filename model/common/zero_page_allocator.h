@@ -1,9 +1,12 @@
 // ZeroPageAllocator: memory from std::calloc, whose elements a vector's default construction
 // leaves as calloc made them (zero). A large vector of it is written nowhere until used: the
 // operating system maps a zero page at each page's first touch, so a launch that writes a
-// corner of a large output pays only for the pages it writes.
+// corner of a large output, or a replay that uses a corner of a large cache model, pays only
+// for the pages it writes.
 // Contract: default construction writes nothing, so elements are zero only in fresh storage;
 // a vector shrunk and grown again within its capacity keeps the old values (size it once).
+// T must be trivially copyable and destructible (an implicit-lifetime type, which calloc's
+// bytes can hold) and its all-zero bytes must be the value it means by zero.
 #pragma once
 
 #include <cstddef>
@@ -12,13 +15,11 @@
 #include <type_traits>
 #include <utility>
 
-namespace marlin::kernels {
+namespace marlin {
 
 template <typename T>
 struct ZeroPageAllocator {
-  // calloc's zero bytes are then objects of value zero (implicit-lifetime types).
-  static_assert(std::is_trivially_default_constructible_v<T> &&
-                std::is_trivially_destructible_v<T>);
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
   using value_type = T;
 
   ZeroPageAllocator() = default;
@@ -45,4 +46,4 @@ struct ZeroPageAllocator {
   }
 };
 
-}  // namespace marlin::kernels
+}  // namespace marlin
