@@ -4,7 +4,8 @@
 //
 // items = simdgroup instructions replayed (an ALU run of n counts n). Two shapes:
 // - decode (M = 16, N = 2048, K = 512): 32 threadgroups on 40 cores, one simdgroup per
-//   scheduler, as in a full-fidelity decode run;
+//   scheduler, as in a full-fidelity decode run; replayed on one host thread, and on two as a
+//   full-fidelity run does once nothing is left to dispatch (wall time);
 // - prefill (M = 256, N = 1024, K = 256): 64 threadgroups on a 1-core device, 13 resident,
 //   13 simdgroups per scheduler competing for issue, as in a sampled slice.
 #include <benchmark/benchmark.h>
@@ -45,8 +46,9 @@ RecordedRun record(const model::DeviceSpec& device, const kernels::GemmProblem& 
   return out;
 }
 
-void replay(benchmark::State& state, const model::DeviceSpec& device, const RecordedRun& recorded) {
-  const timing::GpuTimingModel model(device);
+void replay(benchmark::State& state, const model::DeviceSpec& device, const RecordedRun& recorded,
+            timing::TimingOptions options = {}) {
+  const timing::GpuTimingModel model(device, options);
   std::int64_t instructions = 0;
   for (auto _ : state) {
     const timing::TimingResult result = model.run(recorded.input);
@@ -62,6 +64,15 @@ void BM_TimingReplayDecode(benchmark::State& state) {
   replay(state, device, recorded);
 }
 BENCHMARK(BM_TimingReplayDecode)->Unit(benchmark::kMillisecond);
+
+void BM_TimingReplayDecodeParallel(benchmark::State& state) {
+  static const model::DeviceSpec device = model::load_device("m4max");
+  static const RecordedRun recorded = record(device, {.m = 16, .n = 2048, .k = 512});
+  timing::TimingOptions options;
+  options.replay_threads = 2;
+  replay(state, device, recorded, options);
+}
+BENCHMARK(BM_TimingReplayDecodeParallel)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The same replay with the traces streamed, as a full-fidelity run replays them: held packed
 // and unpacked as the replay advances (packed_trace.h). The stream is filled, and the traces
