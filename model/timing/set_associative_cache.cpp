@@ -41,7 +41,6 @@ SetAssociativeCache::SetAssociativeCache(const model::CacheSpec& spec, WritePoli
   }
   ways_ = spec.associativity == 0 ? lines : spec.associativity;
   sets_ = lines / ways_;
-  lines_total_ = lines;
   line_bytes_ = FixedDivisor(static_cast<std::uint64_t>(spec.line_bytes));
   set_divisor_ = FixedDivisor(static_cast<std::uint64_t>(sets_));
   // Sized once: calloc's pages are mapped as frames and sets come into use.

@@ -34,7 +34,7 @@ class SetAssociativeCache final : public Cache {
   CacheAccessResult access(std::uint64_t address, bool is_write) override;
   [[nodiscard]] bool contains(std::uint64_t address) const override;
   [[nodiscard]] std::int64_t frames() const override {
-    return lines_total_;
+    return static_cast<std::int64_t>(lines_.size());
   }
   [[nodiscard]] int line_bytes() const override { return static_cast<int>(line_bytes_.divisor()); }
   [[nodiscard]] const StatRegistry& stats() const override { return stats_; }
@@ -74,7 +74,6 @@ class SetAssociativeCache final : public Cache {
   WritePolicy policy_;
   std::int64_t ways_ = 0;
   std::int64_t sets_ = 0;
-  std::int64_t lines_total_ = 0;
   FixedDivisor line_bytes_;
   FixedDivisor set_divisor_;  // sets_
   LazyArray<Line> lines_;     // per frame
