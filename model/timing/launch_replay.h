@@ -209,7 +209,11 @@ class LaunchReplay {
   void run_parallel(Cycles t);
   void split_partitions(int count);
   void run_window(Partition& p);
-  void resolve_window();
+  // The end of a window: one thread makes every partition's logged requests below the L1
+  // (resolve_logs), then each partition's thread gives its pending ops their completions and
+  // settles what waited for them (finish_window, which reads and writes only its cores).
+  void resolve_logs();
+  void finish_window(Partition& p);
   void merge_partitions();
   // Records a completion for last_done: at once, or in issue order once ops are pending.
   void note_done(int core, int local, Cycles done, StallClass wait_class, std::int32_t pending) {

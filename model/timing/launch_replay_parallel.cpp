@@ -5,7 +5,8 @@
 // in windows of that length: a request below the L1 made in a window is logged, its op's
 // completion is taken as the window's end (the earliest it can be), and at the window's end
 // one thread makes the logged requests in the serial replay's order (cycle, then the visit of
-// the cores within the cycle, then core) and gives each op its completion.
+// the cores within the cycle, then core), after which each thread gives its partition's ops
+// their completions.
 //
 // Why it is exact: within a window no core reads what another core's step wrote, and nothing
 // a step does depends on a pending completion before the window ends. An op that depends on
@@ -128,58 +129,59 @@ void LaunchReplay::run_window(Partition& p) {
   p.next = t;
 }
 
-void LaunchReplay::resolve_window() {
+void LaunchReplay::resolve_logs() {
   std::vector<DeferredLog*> logs;
   logs.reserve(parts_.size());
   for (Partition& p : parts_) logs.push_back(&p.log);
   device_.memory->resolve_deferred(logs);
-  for (Partition& p : parts_) {
-    // Each pending op's completion, its dependent's readiness, then last_done in issue order.
-    for (PendingOp& op : p.pending) {
-      for (std::uint32_t i = op.first_request; i < op.end_request; ++i) {
-        op.done = std::max(op.done, p.log[i].ready);
-      }
-      SimdgroupSlot& g = sg(op.core, op.local);
-      // The ring still holds the op unless as many later ops have issued since.
-      if (std::uint64_t{g.pc} - op.op <= std::uint64_t{g.done_mask}) {
-        g.done[op.op & g.done_mask] = op.done;
-      }
-      if (g.live && !g.blocked && g.run_left == 0 && g.pc < g.op_count) {
-        const sim::TraceOp& next = g.ops[g.pc & g.ops_mask];
-        if (next.dep >= 0 && static_cast<std::uint32_t>(next.dep) == op.op) {
-          g.dep_ready = op.done;
-          g.ready_at = std::max(g.order_ready, op.done);
-          wake(op.core, op.local, g.ready_at);
-        }
+}
+
+void LaunchReplay::finish_window(Partition& p) {
+  // Each pending op's completion, its dependent's readiness, then last_done in issue order.
+  for (PendingOp& op : p.pending) {
+    for (std::uint32_t i = op.first_request; i < op.end_request; ++i) {
+      op.done = std::max(op.done, p.log[i].ready);
+    }
+    SimdgroupSlot& g = sg(op.core, op.local);
+    // The ring still holds the op unless as many later ops have issued since.
+    if (std::uint64_t{g.pc} - op.op <= std::uint64_t{g.done_mask}) {
+      g.done[op.op & g.done_mask] = op.done;
+    }
+    if (g.live && !g.blocked && g.run_left == 0 && g.pc < g.op_count) {
+      const sim::TraceOp& next = g.ops[g.pc & g.ops_mask];
+      if (next.dep >= 0 && static_cast<std::uint32_t>(next.dep) == op.op) {
+        g.dep_ready = op.done;
+        g.ready_at = std::max(g.order_ready, op.done);
+        wake(op.core, op.local, g.ready_at);
       }
     }
-    for (const DoneUpdate& u : p.done_updates) {
-      SimdgroupSlot& g = sg(u.core, u.local);
-      const Cycles done = u.pending >= 0 ? p.pending[static_cast<std::size_t>(u.pending)].done
-                                         : u.done;
-      if (done > g.last_done) {
-        g.last_done = done;
-        g.last_done_class = u.wait_class;
-      }
-      g.pending_ops = 0;
-    }
-    for (const PendingFinish& f : p.finishes) {
-      SimdgroupSlot& g = sg(f.core, f.local);
-      settle_simdgroup(f.core, f.local, std::max(f.order_ready, g.last_done));
-      const int slot = f.local / sgs_per_tg_;
-      --tg(f.core, slot).unsettled;
-      end_when_settled(f.core, slot);
-    }
-    p.log.clear();
-    p.pending.clear();
-    p.done_updates.clear();
-    p.finishes.clear();
-    // Wakes and ends may have come earlier than the step the window stopped at.
-    for (int core = p.first_core; core < p.end_core; ++core) {
-      p.next = std::min(p.next, core_wake_[static_cast<std::size_t>(core)]);
-    }
-    if (!p.ends.empty()) p.next = std::min(p.next, p.ends.top().at);
   }
+  for (const DoneUpdate& u : p.done_updates) {
+    SimdgroupSlot& g = sg(u.core, u.local);
+    const Cycles done =
+        u.pending >= 0 ? p.pending[static_cast<std::size_t>(u.pending)].done : u.done;
+    if (done > g.last_done) {
+      g.last_done = done;
+      g.last_done_class = u.wait_class;
+    }
+    g.pending_ops = 0;
+  }
+  for (const PendingFinish& f : p.finishes) {
+    SimdgroupSlot& g = sg(f.core, f.local);
+    settle_simdgroup(f.core, f.local, std::max(f.order_ready, g.last_done));
+    const int slot = f.local / sgs_per_tg_;
+    --tg(f.core, slot).unsettled;
+    end_when_settled(f.core, slot);
+  }
+  p.log.clear();
+  p.pending.clear();
+  p.done_updates.clear();
+  p.finishes.clear();
+  // Wakes and ends may have come earlier than the step the window stopped at.
+  for (int core = p.first_core; core < p.end_core; ++core) {
+    p.next = std::min(p.next, core_wake_[static_cast<std::size_t>(core)]);
+  }
+  if (!p.ends.empty()) p.next = std::min(p.next, p.ends.top().at);
 }
 
 void LaunchReplay::merge_partitions() {
@@ -208,48 +210,46 @@ void LaunchReplay::run_parallel(Cycles t) {
   split_partitions(count);
   for (Partition& p : parts_) p.next = t;
   const Cycles window = device_.memory->shared_latency();
+  // Each partition's next step at the end of the last round. Every thread reads them all to
+  // set its window, so they are copies: a partition's own `next` moves as soon as its thread
+  // starts the next window.
+  std::vector<Cycles> next_steps(static_cast<std::size_t>(count), t);
   RoundBarrier barrier(count);
-  std::atomic<bool> stop{false};
+  // A failure in a round's windows or requests is read after its second barrier, one in its
+  // finishing after its third, so that every thread stops in the same round.
+  std::atomic<bool> window_failed{false};
+  std::atomic<bool> finish_failed{false};
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(count));
-  // A round: every partition runs the window, then the first thread resolves it while the
-  // others wait, and sets the next window (or stop).
+  const auto attempt = [&](int index, std::atomic<bool>& failed, const auto& work) {
+    try {
+      work();
+    } catch (...) {
+      errors[static_cast<std::size_t>(index)] = std::current_exception();
+      failed.store(true, std::memory_order_release);
+    }
+  };
+  // A round: every thread runs its partition's window, the first makes the window's logged
+  // requests, then every thread finishes its partition's pending ops and notes its next step.
   const auto run_rounds = [&](int index) {
     Partition& p = parts_[static_cast<std::size_t>(index)];
     for (;;) {
-      barrier.arrive();  // the window is set
-      if (stop.load(std::memory_order_acquire)) return;
-      try {
-        run_window(p);
-      } catch (...) {
-        errors[static_cast<std::size_t>(index)] = std::current_exception();
+      const Cycles begin = *std::min_element(next_steps.begin(), next_steps.end());
+      if (begin == kNever) return;
+      p.window_end = begin + window;
+      attempt(index, window_failed, [&] { run_window(p); });
+      barrier.arrive();  // every partition ran the window
+      if (index == 0 && !window_failed.load(std::memory_order_acquire)) {
+        ++parallel_windows_;
+        attempt(index, window_failed, [&] { resolve_logs(); });
       }
-      barrier.arrive();  // every partition ran it
-      if (index != 0) continue;
-      ++parallel_windows_;
-      bool failed = false;
-      for (const std::exception_ptr& e : errors) failed = failed || e != nullptr;
-      Cycles begin = kNever;
-      if (!failed) {
-        try {
-          resolve_window();
-        } catch (...) {
-          errors.front() = std::current_exception();
-          failed = true;
-        }
-        for (const Partition& q : parts_) begin = std::min(begin, q.next);
-      }
-      if (failed || begin == kNever) {
-        stop.store(true, std::memory_order_release);
-        barrier.arrive();
-        return;
-      }
-      for (Partition& q : parts_) q.window_end = begin + window;
+      barrier.arrive();  // the requests are made
+      if (window_failed.load(std::memory_order_acquire)) return;
+      attempt(index, finish_failed, [&] { finish_window(p); });
+      next_steps[static_cast<std::size_t>(index)] = p.next;
+      barrier.arrive();  // every partition is finished and its next step noted
+      if (finish_failed.load(std::memory_order_acquire)) return;
     }
   };
-  // The first window.
-  Cycles begin = kNever;
-  for (const Partition& p : parts_) begin = std::min(begin, p.next);
-  for (Partition& p : parts_) p.window_end = begin + window;
   std::vector<std::thread> helpers;
   for (int i = 1; i < count; ++i) helpers.emplace_back(run_rounds, i);
   run_rounds(0);

@@ -45,6 +45,8 @@ class Feeder {
   Feeder(TraceStream& stream, const sim::LaunchTrace& launch, int producers, std::uint64_t seed) {
     const auto& g = launch.threadgroups_per_grid;
     total_ = g[0] * g[1] * g[2];
+    // Every threadgroup has an entry before the producers start (they only read the map).
+    for (std::uint32_t i = 0; i < total_; ++i) by_threadgroup_[i];
     for (const sim::SimdgroupTrace& sg : launch.simdgroups) {
       const std::uint32_t linear =
           sg.threadgroup[0] + g[0] * (sg.threadgroup[1] + g[1] * sg.threadgroup[2]);
@@ -57,7 +59,7 @@ class Feeder {
         try {
           for (std::uint32_t i = next_++; i < total_; i = next_++) {
             for (std::uint32_t y = random.below(50); y > 0; --y) std::this_thread::yield();
-            stream.put(i, by_threadgroup_[i]);
+            stream.put(i, by_threadgroup_.at(i));
           }
         } catch (const TraceStreamAborted&) {
           aborted_ = true;
