@@ -12,7 +12,7 @@
 
 namespace marlin::timing {
 
-StreamedTrace StreamedTrace::of(sim::SimdgroupTrace sg) {
+StreamedTrace StreamedTrace::of(sim::SimdgroupTrace& sg) {
   StreamedTrace out;
   const auto checked = check_simdgroup_trace(sg);
   if (const auto* reach = std::get_if<std::size_t>(&checked)) out.packed = pack_trace(sg, *reach);
@@ -42,12 +42,13 @@ void TraceStream::begin_launch(const sim::LaunchHeader& header) {
   changed_.notify_all();
 }
 
-void TraceStream::put(std::uint32_t threadgroup, std::vector<sim::SimdgroupTrace> traces) {
+std::vector<sim::SimdgroupTrace> TraceStream::put(std::uint32_t threadgroup,
+                                                  std::vector<sim::SimdgroupTrace> traces) {
   std::vector<StreamedTrace> held;
   held.reserve(traces.size());
   std::uint64_t bytes = 0;
   for (sim::SimdgroupTrace& sg : traces) {
-    held.push_back(StreamedTrace::of(std::move(sg)));
+    held.push_back(StreamedTrace::of(sg));
     bytes += held.back().footprint();
   }
   if (limit_.bytes > 0) {  // limit_ and header_ are fixed once puts begin
@@ -71,6 +72,7 @@ void TraceStream::put(std::uint32_t threadgroup, std::vector<sim::SimdgroupTrace
     peak_held_ = std::max(peak_held_, held_.size());
   }
   changed_.notify_all();
+  return traces;
 }
 
 void TraceStream::abort() noexcept {

@@ -11,7 +11,8 @@
 //
 // Host memory: the replay holds the traces of its resident threadgroups and the stream at most
 // `window` more. put() packs each simdgroup's trace (packed_trace.h) on the engine's thread when
-// the packed form can hold it, and keeps it as it is otherwise (StreamedTrace). A HeldLimit,
+// the packed form can hold it, and gives the plain trace's vectors back to the engine for its
+// next threadgroup; it keeps the trace as it is otherwise (StreamedTrace). A HeldLimit,
 // computed from the launch's header in begin_launch(), bounds that: put() throws
 // sim::TraceLimitExceeded (an InputError) when a threadgroup's traces as held, times the
 // threadgroups held at once, would exceed the limit. Each threadgroup is judged on its own size,
@@ -44,8 +45,9 @@ struct StreamedTrace {
   std::optional<PackedTrace> packed;
   sim::SimdgroupTrace plain;  // empty when packed
 
-  // Packs `sg` when it passes check_simdgroup_trace() and pack_trace() takes it.
-  static StreamedTrace of(sim::SimdgroupTrace sg);
+  // Packs `sg` when it passes check_simdgroup_trace() and pack_trace() takes it (`sg` is then
+  // left as it was); takes `sg` as it is otherwise.
+  static StreamedTrace of(sim::SimdgroupTrace& sg);
   [[nodiscard]] const std::array<std::uint32_t, 3>& threadgroup() const {
     return packed ? packed->threadgroup : plain.threadgroup;
   }
@@ -79,7 +81,9 @@ class TraceStream final : public sim::ThreadgroupTraceSink {
 
   // Engine side.
   void begin_launch(const sim::LaunchHeader& header) override;
-  void put(std::uint32_t threadgroup, std::vector<sim::SimdgroupTrace> traces) override;
+  // Returns the traces it packed, for their vectors (trace_sink.h).
+  std::vector<sim::SimdgroupTrace> put(std::uint32_t threadgroup,
+                                       std::vector<sim::SimdgroupTrace> traces) override;
   void abort() noexcept override;
 
   // Replay side.

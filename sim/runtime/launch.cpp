@@ -224,12 +224,13 @@ LaunchResult launch(const LaunchSpec& spec) {
           run.run();
         }
         if (sink != nullptr) {
-          sink->put(selected[i], std::move(outputs[i].traces));
+          worker->spare_traces = sink->put(selected[i], std::move(outputs[i].traces));
           outputs[i].traces = {};
         } else {
           budget.account(i, outputs[i].traces);
         }
       }
+      worker->spare_traces.clear();  // the cache keeps workers, not their last launch's traces
       worker_cache().release(std::move(worker));
     } catch (...) {
       std::lock_guard lock(failure_mutex);

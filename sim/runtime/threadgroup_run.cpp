@@ -118,6 +118,12 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
     if (tracing_) {
       out_.traces[s].threadgroup = position_;
       out_.traces[s].simdgroup = s;
+      if (s < worker_.spare_traces.size()) {
+        out_.traces[s].ops = std::move(worker_.spare_traces[s].ops);
+        out_.traces[s].accesses = std::move(worker_.spare_traces[s].accesses);
+        out_.traces[s].ops.clear();
+        out_.traces[s].accesses.clear();
+      }
       if (worker_.trace_sizes_plan == &plan && worker_.trace_sizes_kernel == plan.kernel &&
           s < worker_.trace_sizes.size()) {
         out_.traces[s].ops.reserve(worker_.trace_sizes[s].first);

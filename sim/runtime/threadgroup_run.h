@@ -63,6 +63,9 @@ struct WorkerState {
   const void* trace_sizes_plan = nullptr;
   const void* trace_sizes_kernel = nullptr;
   std::vector<std::pair<std::size_t, std::size_t>> trace_sizes;
+  // Trace vectors a trace sink gave back, per simdgroup: the next threadgroup builds its
+  // traces in them (their capacity is kept; launch() drops them when the launch ends).
+  std::vector<SimdgroupTrace> spare_traces;
 };
 
 // What one threadgroup produced.

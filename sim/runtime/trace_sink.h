@@ -9,7 +9,10 @@
 //   threadgroup's linear index (x fastest) and its simdgroups' traces in simdgroup order. Workers
 //   take threadgroups in increasing linear order, so a sink may block a put() until its
 //   consumer has taken earlier threadgroups, provided the consumer takes those without waiting
-//   for later ones. A put() that throws stops the launch with that exception.
+//   for later ones. A put() that throws stops the launch with that exception. put() returns
+//   the traces whose vectors it did not keep (their contents unspecified): the worker that
+//   made them builds its next threadgroup's traces in them, so their memory is not given
+//   back to the system and faulted in again for every threadgroup.
 // - abort() is called, from the failing worker and possibly more than once, when the launch
 //   stops before every threadgroup was put (an exception in a worker, or in put()). Other
 //   workers may still call put() until they notice; a sink should make those return or throw
@@ -48,7 +51,8 @@ class ThreadgroupTraceSink {
  public:
   virtual ~ThreadgroupTraceSink() = default;
   virtual void begin_launch(const LaunchHeader& header) = 0;
-  virtual void put(std::uint32_t threadgroup, std::vector<SimdgroupTrace> traces) = 0;
+  virtual std::vector<SimdgroupTrace> put(std::uint32_t threadgroup,
+                                          std::vector<SimdgroupTrace> traces) = 0;
   virtual void abort() noexcept = 0;
 };
 

@@ -19,19 +19,31 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Keeps what it is given; put() of `fail_at` throws.
+// Keeps what it is given; put() of `fail_at` throws. With `give_back` it keeps copies and
+// returns the traces it was given, contents and all, each ops vector grown to hold at least
+// `give_back_ops` ops, for the engine to build its next traces in.
 class RecordingTraceSink final : public ThreadgroupTraceSink {
  public:
-  explicit RecordingTraceSink(std::int64_t fail_at = -1) : fail_at_(fail_at) {}
+  explicit RecordingTraceSink(std::int64_t fail_at = -1, bool give_back = false,
+                              std::size_t give_back_ops = 0)
+      : fail_at_(fail_at), give_back_(give_back), give_back_ops_(give_back_ops) {}
   void begin_launch(const LaunchHeader& header) override {
     std::lock_guard lock(mutex_);
     headers.push_back(header);
   }
-  void put(std::uint32_t threadgroup, std::vector<SimdgroupTrace> traces) override {
+  std::vector<SimdgroupTrace> put(std::uint32_t threadgroup,
+                                  std::vector<SimdgroupTrace> traces) override {
     if (threadgroup == fail_at_) throw std::runtime_error("sink full");
     std::lock_guard lock(mutex_);
     ++puts[threadgroup];
-    traces_of[threadgroup] = std::move(traces);
+    for (const SimdgroupTrace& t : traces) ops_capacity_of[threadgroup].push_back(t.ops.capacity());
+    if (!give_back_) {
+      traces_of[threadgroup] = std::move(traces);
+      return {};
+    }
+    traces_of[threadgroup] = traces;
+    for (SimdgroupTrace& t : traces) t.ops.reserve(give_back_ops_);
+    return traces;
   }
   void abort() noexcept override {
     std::lock_guard lock(mutex_);
@@ -41,10 +53,13 @@ class RecordingTraceSink final : public ThreadgroupTraceSink {
   std::vector<LaunchHeader> headers;
   std::map<std::uint32_t, int> puts;
   std::map<std::uint32_t, std::vector<SimdgroupTrace>> traces_of;
+  std::map<std::uint32_t, std::vector<std::size_t>> ops_capacity_of;  // as put() received them
   int aborts = 0;
 
  private:
   std::int64_t fail_at_;
+  bool give_back_;
+  std::size_t give_back_ops_;
   std::mutex mutex_;
 };
 
@@ -98,6 +113,47 @@ TEST(TraceSinkTest, ReceivesEveryThreadgroupOnceAsTheLaunchWouldRecordIt) {
   }
   EXPECT_EQ(joined, whole.trace.simdgroups);
   EXPECT_EQ(sink.aborts, 0);
+}
+
+// Traces built in the vectors a sink gave back, which still hold the previous threadgroup's
+// ops, are those the launch would record.
+TEST(TraceSinkTest, TracesBuiltInGivenBackVectorsAreAsTheLaunchWouldRecordThem) {
+  Axpy whole_run;
+  const LaunchResult whole = launch(whole_run.spec());
+  Axpy sunk_run;
+  RecordingTraceSink sink(-1, /*give_back=*/true);
+  LaunchSpec s = sunk_run.spec();
+  s.options.trace_sink = &sink;
+  launch(s);
+  ASSERT_EQ(sink.traces_of.size(), 64u);
+  std::vector<SimdgroupTrace> joined;
+  for (const auto& [threadgroup, traces] : sink.traces_of) {
+    joined.insert(joined.end(), traces.begin(), traces.end());
+  }
+  EXPECT_EQ(joined, whole.trace.simdgroups);
+  EXPECT_EQ(sunk_run.y, whole_run.y);
+}
+
+// On one host thread every threadgroup after the first is built in the vectors the sink gave
+// back for the one before: their capacity, far above what a threadgroup needs, arrives again.
+TEST(TraceSinkTest, AWorkerBuildsItsNextThreadgroupInTheVectorsGivenBack) {
+  constexpr std::size_t kGivenBack = 100000;
+  Axpy run;
+  RecordingTraceSink sink(-1, /*give_back=*/true, kGivenBack);
+  LaunchSpec s = run.spec();
+  s.options.host_threads = 1;
+  s.options.trace_sink = &sink;
+  launch(s);
+  ASSERT_EQ(sink.ops_capacity_of.size(), 64u);
+  for (const auto& [threadgroup, capacities] : sink.ops_capacity_of) {
+    for (const std::size_t capacity : capacities) {
+      if (threadgroup == 0) {
+        EXPECT_LT(capacity, kGivenBack);
+      } else {
+        EXPECT_GE(capacity, kGivenBack) << threadgroup;
+      }
+    }
+  }
 }
 
 TEST(TraceSinkTest, AFailedPutStopsTheLaunchAndAbortsTheSink) {

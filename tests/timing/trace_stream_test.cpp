@@ -223,6 +223,28 @@ std::vector<sim::SimdgroupTrace> unpackable_trace(std::uint32_t tg) {
   return out;
 }
 
+// put() gives back the traces it packed, with their vectors, for the engine to build its next
+// threadgroup in; a trace it keeps as it is stays with the stream, and the replay gets both.
+TEST(TraceStreamTest, GivesBackThePackedTracesVectors) {
+  TraceStream stream(4);
+  stream.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
+  const std::vector<sim::SimdgroupTrace> packable = one_trace(0, 1000);
+  const std::vector<sim::SimdgroupTrace> back = stream.put(0, packable);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_GE(back[0].ops.capacity(), 1000u);
+  const std::vector<sim::SimdgroupTrace> kept = stream.put(1, unpackable_trace(1));
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].ops.capacity(), 0u);
+  const std::vector<StreamedTrace> first = stream.take(0);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_TRUE(first[0].packed.has_value());
+  EXPECT_EQ(first[0].op_count(), 1000u);
+  const std::vector<StreamedTrace> second = stream.take(1);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_FALSE(second[0].packed.has_value());
+  EXPECT_EQ(second[0].plain, unpackable_trace(1)[0]);
+}
+
 TEST(TraceStreamTest, BoundsTheTracesHeldAtOnce) {
   const std::uint64_t one = 64 + 16 * 2 + 8 * 64;
   ASSERT_EQ(sim::trace_bytes(unpackable_trace(0)[0]), one);
