@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,22 +23,25 @@ struct GroupParams {
 // Round half to even (the default floating-point rounding mode).
 int round_even(double x) { return static_cast<int>(std::nearbyint(x)); }
 
-void check_input(std::span<const float> w, std::int64_t k, std::int64_t n,
-                 const WeightFormat& format) {
-  const std::string what = "quantize " + format.name();
+void check_shape(std::int64_t k, std::int64_t n, const WeightFormat& format) {
+  if (format.kind == WeightFormatKind::kFp16) {
+    throw InputError("quantize: fp16 is not a quantized weight format");
+  }
   if (k <= 0 || n <= 0) {
-    throw InputError(what + ": shape " + std::to_string(k) + " x " + std::to_string(n) +
-                     " must be positive");
+    throw InputError("quantize " + format.name() + ": shape " + std::to_string(k) + " x " +
+                     std::to_string(n) + " must be positive");
   }
-  if (static_cast<std::int64_t>(w.size()) != k * n) {
-    throw InputError(what + ": got " + std::to_string(w.size()) + " weights, expected " +
-                     std::to_string(k * n));
-  }
-  format.validate();
+}
+
+// Rows [first_row, first_row + w.size() / n) of the weights must be finite.
+void check_finite(std::span<const float> w, std::int64_t first_row, std::int64_t n,
+                  const WeightFormat& format) {
   for (std::size_t i = 0; i < w.size(); ++i) {
     if (!std::isfinite(w[i])) {
-      throw InputError(what + ": weight [" + std::to_string(static_cast<std::int64_t>(i) / n) +
-                       "][" + std::to_string(static_cast<std::int64_t>(i) % n) + "] is not finite");
+      const std::int64_t at = static_cast<std::int64_t>(i);
+      throw InputError("quantize " + format.name() + ": weight [" +
+                       std::to_string(first_row + at / n) + "][" + std::to_string(at % n) +
+                       "] is not finite");
     }
   }
 }
@@ -88,27 +92,34 @@ std::uint8_t encode(WeightFormatKind kind, double value, const GroupParams& para
   return 0;
 }
 
-// Codes, scales and zero points of columns [begin, end) of the k x n weights `w`, written at
-// their places in the [k][n] and [groups][n] arrays.
-void quantize_columns(std::span<const float> w, std::int64_t k, std::int64_t n,
-                      const WeightFormat& format, std::int64_t begin, std::int64_t end,
-                      std::span<std::uint8_t> codes, std::span<Half> scales,
-                      std::span<std::uint8_t> zeros) {
+// The arrays quantization writes: codes [k][n], scales and zero points [groups][n].
+struct QuantizedArrays {
+  std::vector<std::uint8_t> codes;
+  std::vector<Half> scales;
+  std::vector<std::uint8_t> zeros;  // empty for formats without zero points
+};
+
+// Codes, scales and zero points of columns [begin, end) of rows [first_row, first_row + rows)
+// of the k x n weights, written at their places in `out`. `w` holds those rows (rows x n,
+// row-major); they start a group and end one or end K.
+void quantize_columns(std::span<const float> w, std::int64_t first_row, std::int64_t k,
+                      std::int64_t n, const WeightFormat& format, std::int64_t begin,
+                      std::int64_t end, QuantizedArrays& out) {
   const std::int64_t group = format.effective_group(k);
-  const std::int64_t groups = format.group_count(k);
+  const std::int64_t last = first_row + static_cast<std::int64_t>(w.size()) / n;
   const auto width = static_cast<std::size_t>(end - begin);
   // Row by row within each group, so the weights are read in memory order: the smallest and
   // largest value of every column first, then every code.
   std::vector<double> lo(width);
   std::vector<double> hi(width);
   std::vector<GroupParams> params(width);
-  for (std::int64_t g = 0; g < groups; ++g) {
-    const std::int64_t first_row = g * group;
-    const std::int64_t last_row = std::min(k, first_row + group);
+  for (std::int64_t g = first_row / group; g * group < last; ++g) {
+    const std::int64_t group_first = g * group;
+    const std::int64_t group_last = std::min(last, group_first + group);
     std::fill(lo.begin(), lo.end(), 0.0);
     std::fill(hi.begin(), hi.end(), 0.0);
-    for (std::int64_t r = first_row; r < last_row; ++r) {
-      const float* row = w.data() + r * n + begin;
+    for (std::int64_t r = group_first; r < group_last; ++r) {
+      const float* row = w.data() + (r - first_row) * n + begin;
       for (std::size_t j = 0; j < width; ++j) {
         lo[j] = std::min(lo[j], static_cast<double>(row[j]));
         hi[j] = std::max(hi[j], static_cast<double>(row[j]));
@@ -117,59 +128,101 @@ void quantize_columns(std::span<const float> w, std::int64_t k, std::int64_t n,
     for (std::size_t j = 0; j < width; ++j) {
       params[j] = choose_params(format.kind, lo[j], hi[j]);
       const std::size_t at = static_cast<std::size_t>(g * n + begin) + j;
-      scales[at] = params[j].scale;
-      if (!zeros.empty()) zeros[at] = static_cast<std::uint8_t>(params[j].zero_point);
+      out.scales[at] = params[j].scale;
+      if (!out.zeros.empty()) out.zeros[at] = static_cast<std::uint8_t>(params[j].zero_point);
     }
-    for (std::int64_t r = first_row; r < last_row; ++r) {
-      const float* row = w.data() + r * n + begin;
-      std::uint8_t* out = codes.data() + r * n + begin;
+    for (std::int64_t r = group_first; r < group_last; ++r) {
+      const float* row = w.data() + (r - first_row) * n + begin;
+      std::uint8_t* codes = out.codes.data() + r * n + begin;
       for (std::size_t j = 0; j < width; ++j) {
-        out[j] = encode(format.kind, static_cast<double>(row[j]), params[j]);
+        codes[j] = encode(format.kind, static_cast<double>(row[j]), params[j]);
       }
     }
   }
 }
 
-// Weights from which quantize_weights splits the columns in two halves, one on a helper
+// Weights from which quantize_rows() splits the columns in two halves, one on a helper
 // thread: the halves write disjoint elements, so the result does not depend on the split.
-constexpr std::int64_t kParallelWeights = std::int64_t{1} << 20;
+constexpr std::int64_t kParallelWeights = std::int64_t{1} << 18;
+
+// All columns of the rows that `w` holds from `first_row` (as quantize_columns()).
+void quantize_rows(std::span<const float> w, std::int64_t first_row, std::int64_t k, std::int64_t n,
+                   const WeightFormat& format, QuantizedArrays& out) {
+  check_finite(w, first_row, n, format);
+  const auto columns = [&](std::int64_t begin, std::int64_t end) {
+    quantize_columns(w, first_row, k, n, format, begin, end, out);
+  };
+  if (static_cast<std::int64_t>(w.size()) < kParallelWeights || n < 2) {
+    columns(0, n);
+    return;
+  }
+  // A scale out of FP16's range throws in either half; the sequential pass below then
+  // reports the first one in the order a sequential pass meets them.
+  std::future<void> right = std::async(std::launch::async, columns, n / 2, n);
+  bool failed = false;
+  try {
+    columns(0, n / 2);
+  } catch (const InputError&) {
+    failed = true;
+  }
+  try {
+    right.get();
+  } catch (const InputError&) {
+    failed = true;
+  }
+  if (failed) columns(0, n);
+}
+
+QuantizedArrays allocate_arrays(std::int64_t k, std::int64_t n, const WeightFormat& format) {
+  QuantizedArrays out;
+  out.codes.resize(static_cast<std::size_t>(k * n));
+  out.scales.resize(static_cast<std::size_t>(format.group_count(k) * n));
+  if (format.has_zero_points()) out.zeros.resize(out.scales.size());
+  return out;
+}
+
+PackedWeights pack(std::int64_t k, std::int64_t n, const WeightFormat& format,
+                   const QuantizedArrays& arrays) {
+  return make_packed_weights(format, k, n, arrays.codes, arrays.scales, arrays.zeros);
+}
 
 }  // namespace
 
 PackedWeights quantize_weights(std::span<const float> w, std::int64_t k, std::int64_t n,
                                const WeightFormat& format) {
-  if (format.kind == WeightFormatKind::kFp16) {
-    throw InputError("quantize: fp16 is not a quantized weight format");
+  check_shape(k, n, format);
+  if (static_cast<std::int64_t>(w.size()) != k * n) {
+    throw InputError("quantize " + format.name() + ": got " + std::to_string(w.size()) +
+                     " weights, expected " + std::to_string(k * n));
   }
-  check_input(w, k, n, format);
-  const std::int64_t groups = format.group_count(k);
-  std::vector<std::uint8_t> codes(static_cast<std::size_t>(k * n));
-  std::vector<Half> scales(static_cast<std::size_t>(groups * n));
-  std::vector<std::uint8_t> zeros;
-  if (format.has_zero_points()) zeros.resize(scales.size());
-  const auto columns = [&](std::int64_t begin, std::int64_t end) {
-    quantize_columns(w, k, n, format, begin, end, codes, scales, zeros);
-  };
-  if (k * n < kParallelWeights || n < 2) {
-    columns(0, n);
-  } else {
-    // A scale out of FP16's range throws in either half; the sequential pass below then
-    // reports the first one in the order a sequential pass meets them.
-    std::future<void> right = std::async(std::launch::async, columns, n / 2, n);
-    bool failed = false;
-    try {
-      columns(0, n / 2);
-    } catch (const InputError&) {
-      failed = true;
-    }
-    try {
-      right.get();
-    } catch (const InputError&) {
-      failed = true;
-    }
-    if (failed) columns(0, n);
+  format.validate();
+  QuantizedArrays arrays = allocate_arrays(k, n, format);
+  quantize_rows(w, 0, k, n, format, arrays);
+  return pack(k, n, format, arrays);
+}
+
+std::int64_t weight_rows_per_call(std::int64_t k, std::int64_t n, const WeightFormat& format) {
+  const std::int64_t group = format.effective_group(k);
+  const std::int64_t pair = 2 * group;
+  const std::int64_t pairs = std::max<std::int64_t>(1, kWeightRowValues / (pair * n));
+  return std::min(k, pairs * pair);
+}
+
+PackedWeights quantize_weight_rows(std::int64_t k, std::int64_t n, const WeightFormat& format,
+                                   const WeightRowSource& next_rows) {
+  check_shape(k, n, format);
+  format.validate();
+  QuantizedArrays arrays = allocate_arrays(k, n, format);
+  const std::int64_t step = weight_rows_per_call(k, n, format);
+  // Written by next_rows before it is read: not initialized.
+  const auto buffer = std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(step * n));
+  for (std::int64_t first = 0; first < k; first += step) {
+    const std::int64_t rows = std::min(step, k - first);
+    const std::span<float> w(buffer.get(), static_cast<std::size_t>(rows * n));
+    next_rows(w);
+    quantize_rows(w, first, k, n, format, arrays);
   }
-  return make_packed_weights(format, k, n, codes, scales, zeros);
+  return pack(k, n, format, arrays);
 }
 
 PackedWeights pack_fp4_weights(std::span<const float> w, std::int64_t k, std::int64_t n,

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "kernels/host/packed_weights.h"
@@ -41,5 +42,22 @@ PackedWeights quantize_int8(std::span<const float> w, std::int64_t k, std::int64
 // Dispatches on format.kind (kFp16 is not quantized: InputError).
 PackedWeights quantize_weights(std::span<const float> w, std::int64_t k, std::int64_t n,
                                const WeightFormat& format);
+
+// Fills its span with the next rows of W (span.size() / n whole rows), in row order.
+using WeightRowSource = std::function<void(std::span<float> rows)>;
+// Values of W that quantize_weight_rows() asks for at once, at most (unless a pair of
+// groups of rows is larger).
+inline constexpr std::int64_t kWeightRowValues = std::int64_t{1} << 22;
+// Rows of W each call of a quantize_weight_rows() source gets, but the last call, which gets
+// the rest of K: the most whole pairs of groups (effective_group(k)) within kWeightRowValues,
+// at least one pair, at most k. An even number unless it is k.
+// `format` must be valid and quantized.
+std::int64_t weight_rows_per_call(std::int64_t k, std::int64_t n, const WeightFormat& format);
+// quantize_weights() of the k x n weights that `next_rows` produces, row by row, without
+// holding them all: it holds weight_rows_per_call() rows at a time. The same result and the
+// same errors, but for their order: rows are checked as they arrive, so a scale out of range
+// in earlier rows is reported before a non-finite weight in later ones.
+PackedWeights quantize_weight_rows(std::int64_t k, std::int64_t n, const WeightFormat& format,
+                                   const WeightRowSource& next_rows);
 
 }  // namespace marlin::kernels

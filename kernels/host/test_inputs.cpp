@@ -72,14 +72,20 @@ void RandomInputs::draw_polar_pairs(PolarPairs& pairs, std::int64_t n) {
 }
 
 std::vector<float> RandomInputs::normal_float(std::int64_t count, double stddev) {
+  std::vector<float> values(static_cast<std::size_t>(count));
+  normal_float(values, stddev);
+  return values;
+}
+
+void RandomInputs::normal_float(std::span<float> values, double stddev) {
   // Marsaglia's polar method, each accepted pair giving two values (the second first), as
   // std::normal_distribution<double> does. The pairs are drawn block by block on this thread
   // (the engine's sequence); each block's logarithms and square roots run on a helper thread
   // while the next block is drawn. The values do not depend on the split.
   constexpr std::int64_t kBlockPairs = std::int64_t{1} << 18;
-  std::vector<float> values(static_cast<std::size_t>(count));
+  const auto count = static_cast<std::int64_t>(values.size());
   const std::int64_t pairs = (count + 1) / 2;
-  const auto transform = [&values, count, stddev](const PolarPairs& block, std::int64_t first) {
+  const auto transform = [values, count, stddev](const PolarPairs& block, std::int64_t first) {
     for (std::size_t i = 0; i < block.x.size(); ++i) {
       const double scale = std::sqrt(-2 * std::log(block.r2[i]) / block.r2[i]);
       const auto at = static_cast<std::size_t>(2 * first) + 2 * i;
@@ -90,7 +96,7 @@ std::vector<float> RandomInputs::normal_float(std::int64_t count, double stddev)
       }
     }
   };
-  std::array<PolarPairs, 2> blocks;
+  std::array<PolarPairs, 2>& blocks = polar_blocks_;
   std::array<std::future<void>, 2> transformed;
   for (std::int64_t first = 0, b = 0; first < pairs; first += kBlockPairs, ++b) {
     const auto slot = static_cast<std::size_t>(b % 2);
@@ -105,7 +111,6 @@ std::vector<float> RandomInputs::normal_float(std::int64_t count, double stddev)
   for (std::future<void>& pending : transformed) {
     if (pending.valid()) pending.get();
   }
-  return values;
 }
 
 std::vector<std::uint8_t> RandomInputs::codes(std::int64_t count, int limit) {

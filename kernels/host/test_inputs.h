@@ -8,6 +8,7 @@
 // kernel never writes stays NaN and fails relative_frobenius_error (which returns NaN).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -40,6 +41,9 @@ class RandomInputs {
   std::vector<float> uniform_float(std::int64_t count, double lo = -1.0, double hi = 1.0);
   // count values from N(0, stddev^2) in float (weight-like data with outliers).
   std::vector<float> normal_float(std::int64_t count, double stddev = 1.0);
+  // The same draw into `out` (out.size() values). Calls of even sizes continue one another:
+  // their values, followed by those of one more call, are those of a single call.
+  void normal_float(std::span<float> out, double stddev = 1.0);
   // count codes uniform in [0, limit).
   std::vector<std::uint8_t> codes(std::int64_t count, int limit);
   // Uniform integer in [lo, hi].
@@ -59,6 +63,9 @@ class RandomInputs {
 
   std::uint64_t seed_;
   std::mt19937_64 engine_;
+  // normal_float()'s two blocks of pairs, kept from call to call so that a draw made in many
+  // calls does not allocate and fault in their memory each time.
+  std::array<PolarPairs, 2> polar_blocks_;
 };
 
 // The poison patterns: quiet NaNs with a recognisable payload.

@@ -23,16 +23,18 @@ ProblemOperands::ProblemOperands(const GemmProblem& p, const WeightFormat& forma
   RandomInputs random(seed);
   a = random.uniform_half(rows * p.k);
   a.resize(static_cast<std::size_t>(p.m * p.k), Half{});
-  const std::vector<float> w = random.normal_float(p.k * columns, 0.5);
   operands.a = a;
   if (format.kind == WeightFormatKind::kFp16) {
+    const std::vector<float> w = random.normal_float(p.k * columns, 0.5);
     b = widen_rows(to_half_vector(w), p.k, columns, p.n);
     dense = to_float_vector(b);
     operands.b = b;
     if (p.bias) bias = random.uniform_half(p.n);
     operands.bias = bias;
   } else {
-    packed = quantize_weights(w, p.k, columns, format);
+    // Drawn and quantized a few rows at a time (the same values as one draw of all of W).
+    packed = quantize_weight_rows(p.k, columns, format,
+                                  [&random](std::span<float> w) { random.normal_float(w, 0.5); });
     if (columns < p.n) packed = widen_columns(packed, p.n);
     operands.weights = &packed;
   }

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "kernels/host/packed_weights.h"
+#include "kernels/host/quantize.h"
+#include "kernels/host/test_inputs.h"
 
 namespace marlin::kernels {
 namespace {
@@ -43,6 +45,23 @@ TEST(ProblemOperands, RegionDrawsOnlyItsWeightColumns) {
   }
   // Normal draws of standard deviation 0.5 in FP4: most of the 1,024 are nonzero.
   EXPECT_GT(drawn_nonzero, 512);
+}
+
+// The weights are drawn and quantized a few rows at a time: the same as quantizing one draw of
+// all of W after A's. 4,192 x 1,024 weights take two calls of the row source, the last with a
+// partial group of 96 rows.
+TEST(ProblemOperands, WeightsDrawnByRowsAreThoseOfOneDraw) {
+  const GemmProblem p{.m = 8, .n = 1024, .k = 4192};
+  const WeightFormat format{WeightFormatKind::kU4ZeroPoint, 128};
+  ASSERT_LT(weight_rows_per_call(p.k, p.n, format), p.k);
+  const ProblemOperands drawn(p, format, 11);
+  RandomInputs random(11);
+  (void)random.uniform_half(p.m * p.k);
+  const PackedWeights expected =
+      quantize_weights(random.normal_float(p.k * p.n, 0.5), p.k, p.n, format);
+  EXPECT_TRUE(drawn.packed.codes == expected.codes);
+  EXPECT_TRUE(drawn.packed.scales == expected.scales);
+  EXPECT_TRUE(drawn.packed.zero_points == expected.zero_points);
 }
 
 TEST(ProblemOperands, Fp16WeightsAreWidenedLikeThePackedOnes) {

@@ -90,6 +90,26 @@ TEST(RandomInputs, LargeNormalDrawsAreTheStandardDistributions) {
   for (const Half h : next) EXPECT_EQ(half_bits(h), half_bits(to_half(unit(reference))));
 }
 
+// Draws into spans of even sizes continue one another: with a last, odd one they are the
+// values of one standard distribution, in order.
+TEST(RandomInputs, NormalDrawsIntoSpansContinueOneAnother) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed_message(seed));
+  RandomInputs inputs(seed);
+  std::mt19937_64 reference(seed);
+  std::normal_distribution<double> normal(0.0, 0.5);
+  // 600,000 values are two blocks of pairs (the second partial); then a short and an odd draw.
+  for (const std::size_t size : {std::size_t{600'000}, std::size_t{1'000}, std::size_t{7}}) {
+    std::vector<float> w(size, -99.0f);
+    inputs.normal_float(w, 0.5);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(w[i]),
+                std::bit_cast<std::uint32_t>(static_cast<float>(normal(reference))))
+          << size << ": " << i;
+    }
+  }
+}
+
 TEST(RandomInputs, InputsAreNotAllZero) {
   RandomInputs random(fresh_seed());
   const std::vector<Half> a = random.uniform_half(64);
