@@ -44,14 +44,16 @@ std::uint8_t encode_e2m1(double x) {
   if (a >= kE2M1Max) return sign | kMagnitudeMask;
   // Nearest of the 8 magnitudes: a passes the midpoint below magnitude `code` when above it,
   // or on it (a tie) when `code` is even (mantissa bit 0). The midpoints are exact in double,
-  // so ties are detected exactly, and they increase with the code, so the codes passed count
-  // up to the nearest one.
-  std::uint8_t best = 0;
-  for (std::uint8_t code = 1; code <= kMagnitudeMask; ++code) {
-    const double midpoint = kMidpoints[code];
-    if (a > midpoint || (a == midpoint && (code & 0x1) == 0)) best = code;
+  // so ties are detected exactly, and they increase with the code, so the codes passed are
+  // 1 to the nearest one: their count is its code. Counted without branches, which random
+  // weights would mispredict.
+  int passed = 0;
+  for (int code = 1; code <= kMagnitudeMask; ++code) {
+    const double midpoint = kMidpoints[static_cast<std::size_t>(code)];
+    const int even = (code & 0x1) ^ 0x1;
+    passed += static_cast<int>(a > midpoint) | (static_cast<int>(a == midpoint) & even);
   }
-  return sign | best;
+  return static_cast<std::uint8_t>(sign | passed);
 }
 
 std::uint16_t e2m1_to_fp16_bits(std::uint8_t code) {
