@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -41,6 +42,19 @@ inline std::string read_file(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// Writes a profile `name`.json whose JSON text `profile` inherits m4max into a directory of
+// its own under the test's temporary directory, beside a copy of m4max.json; returns its path.
+inline std::string write_m4max_variant(const std::string& name, const std::string& profile) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / ("marlin-" + name);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::filesystem::path(MARLIN_SOURCE_DIR) / "profiles/m4max.json",
+                             dir / "m4max.json", std::filesystem::copy_options::overwrite_existing);
+  const std::filesystem::path path = dir / (name + ".json");
+  std::ofstream(path) << profile;
+  return path.string();
 }
 
 }  // namespace marlin::cli::testing

@@ -4,8 +4,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "model/device/profile_loader.h"
@@ -118,9 +116,9 @@ TEST(CliSample, AWholeGridWhoseFullRunOverflowsTheL2ScalesItsSamplesL2) {
   // its 2 x 16 threadgroups, 4 per core, run whole at K = 128 and 256, whose reuse distances
   // grow with K past the L2, and would miss many more lines there. The samples replay with
   // 768 KiB x 128 / 4096 and x 256 / 4096.
-  const std::vector<std::string> args{"run",    "--device",   "m1",   "--kernel", "marlin_gemm_fp4",
-                                      "--tile", "64x64x32",   "--m",  "128",      "--n",
-                                      "1024",   "--k",        "4096", "--sample"};
+  const std::vector<std::string> args{"run",    "--device", "m1",   "--kernel", "marlin_gemm_fp4",
+                                      "--tile", "64x64x32", "--m",  "128",      "--n",
+                                      "1024",   "--k",      "4096", "--sample"};
   const CliResult text = run_cli(args);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("extrapolated to 4096, L2 of 24 and 48 KiB (the full run's L2 "
@@ -159,16 +157,10 @@ TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {
 
 TEST(CliSample, ReportsADramBoundReplay) {
   // A profile inheriting m4max with 4 GB/s of DRAM, beside a copy of its parent.
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "marlin-dram-bound-profile";
-  std::filesystem::create_directories(dir);
-  std::filesystem::copy_file(std::filesystem::path(MARLIN_SOURCE_DIR) / "profiles/m4max.json",
-                             dir / "m4max.json", std::filesystem::copy_options::overwrite_existing);
-  std::ofstream(dir / "m4max-slow.json")
-      << R"({"name": "m4max-slow", "description": "m4max at 4 GB/s", "inherits": "m4max",
+  const std::string profile = write_m4max_variant(
+      "m4max-slow", R"({"name": "m4max-slow", "description": "m4max at 4 GB/s", "inherits": "m4max",
            "memory": {"dram_bandwidth": {"value": "4 GB/s", "kind": "estimate",
-                                         "source": "test"}}})";
-  const std::string profile = (dir / "m4max-slow.json").string();
+                                         "source": "test"}}})");
   const std::vector<std::string> args = {"run",      "--kernel", "marlin_gemm_fused_fp4",
                                          "--tile",   "64x64x32", "--m",
                                          "16",       "--n",      "2048",

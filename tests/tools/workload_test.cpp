@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "model/common/input_error.h"
 #include "tests/tools/cli_runner.h"
@@ -97,6 +99,43 @@ TEST(CliModel, SimulatedTinyWorkloadAndShippedOnesWithTheRoofline) {
   const CliResult bad = run_cli({"model", "--workload", "gpt5"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("llama2-7b-decode"), std::string::npos);
+}
+
+// The tiny workload's three kernels run side by side: the same results at any thread count.
+TEST(CliModel, ResultsDoNotDependOnHostThreads) {
+  const std::string tiny_file =
+      std::string(MARLIN_SOURCE_DIR) + "/tests/tools/data/tiny_workload.json";
+  std::vector<nlohmann::json> results;
+  for (const std::string threads : {"1", "2", "3"}) {
+    const CliResult r =
+        run_cli({"model", "--workload", tiny_file, "--host-threads", threads, "--json"});
+    ASSERT_EQ(r.exit_code, 0) << threads << ": " << r.err;
+    results.push_back(nlohmann::json::parse(r.out));
+  }
+  EXPECT_EQ(results[0].dump(), results[1].dump());
+  EXPECT_EQ(results[0].dump(), results[2].dump());
+  EXPECT_EQ(run_cli({"model", "--workload", tiny_file, "--host-threads", "0"}).exit_code, 2);
+}
+
+// Every kernel fails on a device that allows 64 threads per threadgroup: the message names the
+// first node in dependency order, however the runs side by side finish.
+TEST(CliModel, AFailedKernelNamesTheFirstNodeThatRunsIt) {
+  const std::string profile = write_m4max_variant(
+      "m4max-narrow",
+      R"({"name": "m4max-narrow", "description": "m4max, 64 threads per threadgroup",
+           "inherits": "m4max", "limits": {"max_threads_per_threadgroup": {"value": 64,
+           "kind": "estimate", "source": "test"}}})");
+  const std::string tiny_file =
+      std::string(MARLIN_SOURCE_DIR) + "/tests/tools/data/tiny_workload.json";
+  const workload::Workload w = workload::load_workload(tiny_file);
+  const std::string first = w.nodes[workload::dependency_order(w).front()].id;
+  for (const std::string threads : {"1", "2"}) {
+    const CliResult r =
+        run_cli({"model", "--workload", tiny_file, "--device", profile, "--host-threads", threads});
+    EXPECT_EQ(r.exit_code, 2) << threads;
+    EXPECT_NE(r.err.find("tiny: node '" + first + "': "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("exceed the device limit of 64"), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

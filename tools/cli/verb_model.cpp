@@ -2,10 +2,14 @@
 // device: per-node times, the critical path, time per layer and per step, tokens per second.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <tuple>
+#include <vector>
 
 #include "kernels/launch/selection_table.h"
 #include "model/analytic/intensity.h"
@@ -14,7 +18,9 @@
 #include "model/device/profile_loader.h"
 #include "tools/cli/args.h"
 #include "tools/cli/format.h"
+#include "tools/cli/host_memory.h"
 #include "tools/cli/kernel_run.h"
+#include "tools/cli/parallel_jobs.h"
 #include "tools/cli/table.h"
 #include "tools/cli/verbs.h"
 #include "tools/workload/workload.h"
@@ -58,6 +64,50 @@ double roofline_seconds(const model::DeviceSpec& device, const workload::Workloa
       .lower_bound_time_s;
 }
 
+// One distinct kernel and shape a workload simulates, with its result or failure.
+struct KernelJob {
+  std::string node;  // the first node, in dependency order, that runs it (for messages)
+  KernelRunRequest request;
+  double seconds = 0;
+  std::exception_ptr error;
+};
+
+// Runs every job on up to `threads` host threads, the jobs side by side, each with its share
+// of the threads and of the default trace limit (the results depend on neither). Rethrows the
+// failure of the first failed job in `jobs`' order, whichever failed first in time: every job
+// runs.
+void run_kernel_jobs(const model::DeviceSpec& device, const std::string& workload,
+                     std::vector<KernelJob>& jobs, unsigned threads, std::ostream& progress) {
+  const unsigned at_once =
+      std::max(1U, static_cast<unsigned>(std::min<std::size_t>(threads, jobs.size())));
+  const unsigned each = std::max(1U, threads / at_once);
+  const std::uint64_t trace_limit = default_trace_limit_bytes() / at_once;
+  run_parallel_jobs(
+      jobs.size(), threads,
+      [&](std::size_t i) {
+        KernelJob& job = jobs[i];
+        job.request.host_threads = each;
+        job.request.max_trace_bytes = trace_limit;
+        try {
+          job.seconds = run_kernel(device, job.request).timing.seconds;
+        } catch (...) {
+          job.error = std::current_exception();
+        }
+      },
+      [&](std::size_t done, std::size_t count) {
+        progress << fmt::format("\rmodel: {}/{} kernels", done, count)
+                 << (done == count ? "\n" : "") << std::flush;
+      });
+  for (const KernelJob& job : jobs) {
+    if (!job.error) continue;
+    try {
+      std::rethrow_exception(job.error);
+    } catch (const InputError& error) {
+      throw InputError(fmt::format("{}: node '{}': {}", workload, job.node, error.what()));
+    }
+  }
+}
+
 }  // namespace
 
 int run_model(const std::vector<std::string>& args, Streams streams) {
@@ -65,6 +115,7 @@ int run_model(const std::vector<std::string>& args, Streams streams) {
   std::string workload_name;
   std::string batch_text = "1";
   std::string timing = "simulate";
+  std::string host_threads;
   // clang-format off
   po::options_description options("model flags");
   options.add_options()
@@ -75,7 +126,10 @@ int run_model(const std::vector<std::string>& args, Streams streams) {
       ("timing", po::value<std::string>(&timing)->default_value("simulate"),
        "simulate: each kernel on the engine and the timing model, sampled (docs/sampling.md); "
        "full: the same at full fidelity (slow at real shapes); roofline: the analytical lower "
-       "bound of each GEMM");
+       "bound of each GEMM")
+      ("host-threads", po::value<std::string>(&host_threads),
+       "host threads for the simulations, which run side by side (default: the host's cores; "
+       "results are identical at any count)");
   // clang-format on
   add_common_flags(options, common);
   const po::variables_map vm = parse_flags("model", args, options);
@@ -83,7 +137,7 @@ int run_model(const std::vector<std::string>& args, Streams streams) {
     print_help(
         streams.out,
         "marlin-sim model --workload NAME|PATH [--batch B] [--timing simulate|full|roofline] "
-        "[--device D] [--json]",
+        "[--host-threads N] [--device D] [--json]",
         "Times a workload (a graph of quantized GEMM launches, repeated per layer) on the\n"
         "device: per-node times, the critical path through the dependencies, time per layer\n"
         "and per step, tokens per second.",
@@ -96,14 +150,20 @@ int run_model(const std::vector<std::string>& args, Streams streams) {
         fmt::format("--timing: expected simulate, full or roofline, got '{}'", timing));
   }
   const std::int64_t batch = parse_integer("batch", batch_text, 1, 1 << 16);
+  const unsigned threads = parse_host_threads(host_threads);
   const workload::Workload w = find_workload(workload_name);
   const model::DeviceSpec device = model::load_device(common.device);
   const bool simulate = timing != "roofline";
 
+  // Every node's kernel at the workload's M (time_workload's), checked before anything runs;
+  // the distinct kernels and shapes are simulated once each, side by side.
+  const std::int64_t m = batch * w.tokens;
   std::map<std::string, std::string> kernel_names;
-  std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>, double> cache;
-  std::size_t done = 0;
-  const workload::NodeTimer timer = [&](const workload::Node& node, std::int64_t m) {
+  std::map<std::string, std::size_t> job_of_node;
+  std::map<std::tuple<std::string, std::int64_t, std::int64_t>, std::size_t> job_of_shape;
+  std::vector<KernelJob> jobs;
+  for (const std::size_t i : workload::dependency_order(w)) {
+    const workload::Node& node = w.nodes[i];
     const kernels::GemmKernel kernel = kernel_for(w, node, m);
     if (kernel.weights != w.weights) {
       throw InputError(fmt::format("{}: node '{}': {} takes {} weights, the workload has {}",
@@ -112,25 +172,25 @@ int run_model(const std::vector<std::string>& args, Streams streams) {
                                    kernels::weight_format_kind_name(w.weights)));
     }
     kernel_names[node.id] = kernel.metal_name;
-    if (!simulate) return roofline_seconds(device, w, node, m);
-    const auto key = std::make_tuple(kernel.metal_name, m, node.n, node.k);
-    if (cache.count(key) == 0) {
-      KernelRunRequest request;
-      request.kernel = kernel.family_name;
-      request.tile = kernel.tile;
-      request.problem = {m, node.n, node.k};
-      request.group_size = w.group_size;
-      request.sample = timing == "simulate";
-      try {
-        cache[key] = run_kernel(device, request).timing.seconds;
-      } catch (const InputError& error) {
-        throw InputError(fmt::format("{}: node '{}': {}", w.name, node.id, error.what()));
-      }
+    if (!simulate) continue;
+    const auto shape = std::make_tuple(kernel.metal_name, node.n, node.k);
+    const auto [found, added] = job_of_shape.emplace(shape, jobs.size());
+    if (added) {
+      KernelJob job;
+      job.node = node.id;
+      job.request.kernel = kernel.family_name;
+      job.request.tile = kernel.tile;
+      job.request.problem = {m, node.n, node.k};
+      job.request.group_size = w.group_size;
+      job.request.sample = timing == "simulate";
+      jobs.push_back(std::move(job));
     }
-    ++done;
-    streams.err << fmt::format("\rmodel: {}/{} kernels", done, w.nodes.size())
-                << (done == w.nodes.size() ? "\n" : "") << std::flush;
-    return cache[key];
+    job_of_node[node.id] = found->second;
+  }
+  if (simulate) run_kernel_jobs(device, w.name, jobs, threads, streams.err);
+  const workload::NodeTimer timer = [&](const workload::Node& node, std::int64_t rows) {
+    if (!simulate) return roofline_seconds(device, w, node, rows);
+    return jobs[job_of_node.at(node.id)].seconds;
   };
   // The timing model already charges each launch its dispatch overhead; the roofline does not.
   const workload::WorkloadTime t = workload::time_workload(
