@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -14,15 +15,22 @@ namespace marlin::cli {
 // Runs job(i) for every i in [0, count) on up to `threads` host threads (the calling thread
 // among them), each i exactly once, in no particular order; progress(done, count), if given,
 // is called after each job, one call at a time. Jobs must write only their own results.
+// A job that throws does not stop the others: once all have run, the exception of the failed
+// job with the lowest i is rethrown, whichever failed first in time.
 inline void run_parallel_jobs(std::size_t count, unsigned threads,
                               const std::function<void(std::size_t)>& job,
                               const std::function<void(std::size_t, std::size_t)>& progress) {
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   std::mutex progress_mutex;
+  std::vector<std::exception_ptr> errors(count);
   const auto worker = [&] {
     for (std::size_t i = next++; i < count; i = next++) {
-      job(i);
+      try {
+        job(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
       const std::lock_guard<std::mutex> lock(progress_mutex);
       ++done;
       if (progress) progress(done, count);
@@ -34,6 +42,9 @@ inline void run_parallel_jobs(std::size_t count, unsigned threads,
   for (unsigned t = 1; t < workers; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& thread : pool) thread.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
 }
 
 }  // namespace marlin::cli

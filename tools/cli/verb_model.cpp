@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <exception>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -64,18 +63,17 @@ double roofline_seconds(const model::DeviceSpec& device, const workload::Workloa
       .lower_bound_time_s;
 }
 
-// One distinct kernel and shape a workload simulates, with its result or failure.
+// One distinct kernel and shape a workload simulates, with its result.
 struct KernelJob {
   std::string node;  // the first node, in dependency order, that runs it (for messages)
   KernelRunRequest request;
   double seconds = 0;
-  std::exception_ptr error;
 };
 
 // Runs every job on up to `threads` host threads, the jobs side by side, each with its share
 // of the threads and of the default trace limit (the results depend on neither). Rethrows the
-// failure of the first failed job in `jobs`' order, whichever failed first in time: every job
-// runs.
+// failure of the first failed job in `jobs`' order, whichever failed first in time
+// (run_parallel_jobs).
 void run_kernel_jobs(const model::DeviceSpec& device, const std::string& workload,
                      std::vector<KernelJob>& jobs, unsigned threads, std::ostream& progress) {
   const unsigned at_once =
@@ -90,22 +88,14 @@ void run_kernel_jobs(const model::DeviceSpec& device, const std::string& workloa
         job.request.max_trace_bytes = trace_limit;
         try {
           job.seconds = run_kernel(device, job.request).timing.seconds;
-        } catch (...) {
-          job.error = std::current_exception();
+        } catch (const InputError& error) {
+          throw InputError(fmt::format("{}: node '{}': {}", workload, job.node, error.what()));
         }
       },
       [&](std::size_t done, std::size_t count) {
         progress << fmt::format("\rmodel: {}/{} kernels", done, count)
                  << (done == count ? "\n" : "") << std::flush;
       });
-  for (const KernelJob& job : jobs) {
-    if (!job.error) continue;
-    try {
-      std::rethrow_exception(job.error);
-    } catch (const InputError& error) {
-      throw InputError(fmt::format("{}: node '{}': {}", workload, job.node, error.what()));
-    }
-  }
 }
 
 }  // namespace
