@@ -14,6 +14,7 @@
 #include "sim/runtime/thread_priority.h"
 #include "sim/runtime/threadgroup_run.h"
 #include "sim/runtime/trace_budget.h"
+#include "sim/runtime/trace_translation.h"
 
 namespace marlin::sim {
 
@@ -199,6 +200,10 @@ LaunchResult launch(const LaunchSpec& spec) {
   }
   const std::uint64_t runs = selected.size();
   std::vector<ThreadgroupOutput> outputs(runs);
+  const TranslationPlan translation =
+      spec.options.trace && sink == nullptr
+          ? plan_translation(selected, spec.threadgroups, spec.options.alike)
+          : plan_translation(selected, spec.threadgroups, {});
 
   // Threadgroups are independent: workers take them in increasing order from a shared counter
   // and finish them in any order; outputs are stored by threadgroup index so the merged result
@@ -215,10 +220,13 @@ LaunchResult launch(const LaunchSpec& spec) {
   std::atomic<std::uint64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
+  const std::vector<std::size_t>* pass = &translation.run;  // positions in `selected` to run
   const auto work = [&] {
+    const std::uint64_t end = pass->size();
     try {
       std::unique_ptr<WorkerState> worker = worker_cache().acquire(spec.options.fiber_stack_bytes);
-      for (std::uint64_t i = next++; i < runs; i = next++) {
+      for (std::uint64_t n = next++; n < end; n = next++) {
+        const std::size_t i = (*pass)[n];
         {  // ended before its traces move on: its destructor notes their sizes for the next
           ThreadgroupRun run(plan, *worker, selected[i], outputs[i]);
           run.run();
@@ -235,26 +243,49 @@ LaunchResult launch(const LaunchSpec& spec) {
     } catch (...) {
       std::lock_guard lock(failure_mutex);
       if (!failure) failure = std::current_exception();
-      next = runs;
+      next = end;
       // Releases the consumer and any worker blocked in put() (it may wait for this one).
       if (sink != nullptr) sink->abort();
     }
   };
-  const unsigned workers = static_cast<unsigned>(
-      std::clamp<std::uint64_t>(spec.options.host_threads, 1, std::max<std::uint64_t>(runs, 1)));
-  if (workers == 1) {
-    work();
-  } else {
-    std::vector<std::thread> threads;
-    for (unsigned w = 0; w < workers; ++w) {
-      threads.emplace_back([&] {
-        if (spec.options.workers_yield) lower_this_threads_priority();
-        work();
-      });
+  const auto run_pass = [&](const std::vector<std::size_t>& positions) {
+    pass = &positions;
+    next = 0;
+    const unsigned workers = static_cast<unsigned>(std::clamp<std::uint64_t>(
+        spec.options.host_threads, 1, std::max<std::uint64_t>(positions.size(), 1)));
+    if (workers == 1) {
+      work();
+    } else {
+      std::vector<std::thread> threads;
+      for (unsigned w = 0; w < workers; ++w) {
+        threads.emplace_back([&] {
+          if (spec.options.workers_yield) lower_this_threads_priority();
+          work();
+        });
+      }
+      for (std::thread& t : threads) t.join();
     }
-    for (std::thread& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
+  };
+  run_pass(translation.run);
+  if (!translation.copied.empty()) {
+    std::vector<std::vector<SimdgroupTrace>*> traces;
+    bool diagnosed = false;
+    for (ThreadgroupOutput& o : outputs) {
+      traces.push_back(&o.traces);
+      diagnosed = diagnosed || !o.diagnostics.empty() || o.diagnostics_dropped > 0;
+    }
+    if (!diagnosed && translate_copies(translation, selected, spec.threadgroups, traces,
+                                       std::max(spec.options.host_threads, 1U))) {
+      for (const std::size_t i : translation.copied) {
+        outputs[i].stats = outputs[translation.base].stats;
+        outputs[i].stats.threadgroups_translated = 1;
+        budget.account(i, outputs[i].traces);
+      }
+    } else {
+      run_pass(translation.copied);
+    }
   }
-  if (failure) std::rethrow_exception(failure);
 
   LaunchResult result;
   result.threadgroup_memory_bytes = plan.arena_bytes;
@@ -280,6 +311,7 @@ LaunchResult launch(const LaunchSpec& spec) {
     s.threads += o.stats.threads;
     s.fiber_resumes += o.stats.fiber_resumes;
     s.threadgroups_as_plain_loop += o.stats.threadgroups_as_plain_loop;
+    s.threadgroups_translated += o.stats.threadgroups_translated;
     for (std::size_t k = 0; k < kAluKindCount; ++k) s.alu_lane_ops[k] += o.stats.alu_lane_ops[k];
   }
   if (spec.options.throw_on_diagnostic && !result.diagnostics.empty()) {

@@ -59,9 +59,23 @@ struct ThreadgroupSlice {
   }
 };
 
+// Threadgroups of a launch whose traces are alike (docs/engine.md, "Threadgroups by
+// translation"): those of [0, x) x [0, y) of a grid with z = 1 run the same trace up to each
+// buffer's addresses, moved by an amount affine in the threadgroup's position, as the tiles of a
+// tiled kernel away from its grid's ragged edges do. The caller vouches for it; the engine runs
+// the first of them (in the slice), its neighbours along x and y and two more that it checks,
+// and builds the others' traces from the first's, or runs them too if a check fails or any
+// threadgroup reported a diagnostic. What those threadgroups would write is not written. Only
+// with tracing and no trace sink; x = 0: every threadgroup runs.
+struct AlikeThreadgroups {
+  std::uint32_t x = 0;
+  std::uint32_t y = 0;
+};
+
 struct LaunchOptions {
   unsigned host_threads = 1;             // threadgroups run concurrently on this many threads
   ThreadgroupSlice slice;                // run only these threadgroups (traces in index order)
+  AlikeThreadgroups alike;               // build these threadgroups' traces by translation
   bool trace = true;                     // record the per-simdgroup trace
   bool check_threadgroup_memory = true;  // race and uninitialized-read sanitizer
   bool throw_on_diagnostic = true;       // throw KernelFault if any diagnostic was produced
@@ -94,6 +108,7 @@ struct LaunchStats {
   std::uint64_t threads = 0;
   std::uint64_t fiber_resumes = 0;
   std::uint64_t threadgroups_as_plain_loop = 0;  // ran without fibers (no synchronization)
+  std::uint64_t threadgroups_translated = 0;     // traces built by translation (alike)
   std::array<std::uint64_t, kAluKindCount> alu_lane_ops{};  // summed over all threads
 };
 

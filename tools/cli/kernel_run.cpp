@@ -163,9 +163,8 @@ kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunReque
     }
   }
   const Clock::time_point timing_start = Clock::now();
-  report.timing =
-      timing::GpuTimingModel(device, full_run_timing_options(request))
-          .run(inputs, trace ? &*trace : nullptr);
+  report.timing = timing::GpuTimingModel(device, full_run_timing_options(request))
+                      .run(inputs, trace ? &*trace : nullptr);
   report.timing_seconds = seconds_since(timing_start);
   if (trace) {
     trace->write(trace_file);
@@ -380,6 +379,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
                                           .slice.x == 0;
   sim::LaunchOptions options = engine_options(request);
   options.slice = plan.slice;
+  if (request.translate_alike) options.alike = alike_threadgroups(report.kernel, p);
   // The race and uninitialized-read sanitizer is for full runs (a slice at a reduced K checks
   // part of the launch); the trace does not depend on it. Out-of-bounds checks stay.
   options.check_threadgroup_memory = false;
@@ -403,6 +403,8 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   timing::TimingOptions replay_options;
   replay_options.l2_reuse_distances = l2_checked;
   double work = 0;
+  std::uint64_t translated = 0;  // threadgroups whose traces were built by translation
+  std::uint64_t simulated_threadgroups = 0;
   // Every sample's operands are drawn at once, each on a thread of its own, before the engine
   // keeps the host's cores busy: the first sample waits for its own only.
   const auto sample_problem = [&](std::size_t i) {
@@ -431,6 +433,10 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     kernels::GemmRun run =
         kernels::run_gemm(report.kernel, q, in.operands, engine_limits(device), options);
     report.functional_seconds += seconds_since(functional_start);
+    for (const kernels::GemmDispatch& d : run.dispatches) {
+      translated += d.result.stats.threadgroups_translated;
+      simulated_threadgroups += d.result.stats.threadgroups;
+    }
     const std::vector<DispatchReport> dispatches = describe_dispatches(device, run);
     if (i == 0) report.dispatches = dispatches;
 
@@ -486,6 +492,8 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
                                    .dram_share = saturated ? last.bytes_share : 1.0,
                                    .work_fraction = work / static_cast<double>(p.k),
                                    .simulated_instructions = simulated,
+                                   .translated_threadgroups = translated,
+                                   .simulated_threadgroups = simulated_threadgroups,
                                    .largest_measured_error = precise ? kPreciseLargestMeasuredError
                                                                      : kLargestMeasuredSampledError,
                                    .precise_runs_whole = precise_runs_whole};

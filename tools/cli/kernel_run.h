@@ -37,6 +37,9 @@ struct KernelRunRequest {
   // Full-fidelity runs of one dispatch without a trace file stream the engine's traces into the
   // replay (same results); false keeps them whole.
   bool stream_traces = true;
+  // Sampled runs build the traces of alike threadgroups by translation (alike_threadgroups(),
+  // sampling.h; the same traces); false runs every threadgroup on the engine.
+  bool translate_alike = true;
   std::string trace_path;                    // --trace: Chrome trace file; empty = none
   timing::ChromeTraceOptions trace_options;  // its bound and sampling
 };

@@ -56,10 +56,18 @@ std::string scaled_l2(const SamplingReport& s) {
                      sizes, 100 * (s.l2_overflow ? s.l2_overflow->added_misses : 0.0));
 }
 
+// " (the engine ran 10 of its 206 threadgroups, the others by translation)" (sampling.h).
+std::string translated(const SamplingReport& s) {
+  if (s.translated_threadgroups == 0) return {};
+  return fmt::format(" (the engine ran {} of its {} threadgroups, the others by translation)",
+                     s.simulated_threadgroups - s.translated_threadgroups,
+                     s.simulated_threadgroups);
+}
+
 void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) {
   out << fmt::format(
       "\nsampled{}: {} of {} cores ({:.2f}% of the threadgroups) at K = {}{}{}{}; {:.2f}% of the "
-      "full run's work; cycles within {:.0f}% of a full run on the tested shapes, up to "
+      "full run's work{}; cycles within {:.0f}% of a full run on the tested shapes, up to "
       "{:.1f}% off on others measured (docs/sampling.md); occupancy, utilizations, hit rates and "
       "the breakdown are the sampled run's\n",
       s.precision == SamplePrecision::kPrecise ? " (precise)" : "", s.cores, s.device_cores,
@@ -68,7 +76,7 @@ void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) 
       s.dram_share < 1 ? fmt::format(", DRAM-bound: replayed with {:.2f}% of the DRAM bandwidth",
                                      100 * s.dram_share)
                        : std::string(),
-      100 * s.work_fraction, 100 * s.error_bound, 100 * s.largest_measured_error);
+      100 * s.work_fraction, translated(s), 100 * s.error_bound, 100 * s.largest_measured_error);
   if (s.precise_runs_whole) {
     out << fmt::format(
         "sampled: fast sampling was measured up to {:.1f}% off on sliced grids like this one "
@@ -79,22 +87,24 @@ void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) 
 }
 
 nlohmann::json sampling_json(const SamplingReport& s) {
-  return {{"precision", s.precision == SamplePrecision::kPrecise ? "precise" : "fast"},
-          {"k_values", s.k_values},
-          {"l2_bytes", s.l2_bytes},
-          {"l2_overflow", s.l2_overflow ? nlohmann::json{{"share", s.l2_overflow->share},
-                                                         {"added_misses",
-                                                          s.l2_overflow->added_misses}}
-                                        : nlohmann::json(nullptr)},
-          {"cores", s.cores},
-          {"device_cores", s.device_cores},
-          {"threadgroup_share", s.share},
-          {"work_fraction", s.work_fraction},
-          {"simulated_instructions", s.simulated_instructions},
-          {"dram_share", s.dram_share},
-          {"error_bound", s.error_bound},
-          {"largest_measured_error", s.largest_measured_error},
-          {"precise_runs_whole", s.precise_runs_whole}};
+  return {
+      {"precision", s.precision == SamplePrecision::kPrecise ? "precise" : "fast"},
+      {"k_values", s.k_values},
+      {"l2_bytes", s.l2_bytes},
+      {"l2_overflow", s.l2_overflow ? nlohmann::json{{"share", s.l2_overflow->share},
+                                                     {"added_misses", s.l2_overflow->added_misses}}
+                                    : nlohmann::json(nullptr)},
+      {"cores", s.cores},
+      {"device_cores", s.device_cores},
+      {"threadgroup_share", s.share},
+      {"work_fraction", s.work_fraction},
+      {"simulated_instructions", s.simulated_instructions},
+      {"simulated_threadgroups", s.simulated_threadgroups},
+      {"translated_threadgroups", s.translated_threadgroups},
+      {"dram_share", s.dram_share},
+      {"error_bound", s.error_bound},
+      {"largest_measured_error", s.largest_measured_error},
+      {"precise_runs_whole", s.precise_runs_whole}};
 }
 
 void print_trace(std::ostream& out, const TraceReport& trace) {

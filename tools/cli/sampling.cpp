@@ -147,6 +147,16 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   return plan;
 }
 
+sim::AlikeThreadgroups alike_threadgroups(const kernels::GemmKernel& kernel,
+                                          const kernels::GemmProblem& problem) {
+  if (kernel.family == kernels::GemmFamily::kMarlinFp4Striped) return {};
+  const sim::Dim3 grid = main_grid(kernel, problem);
+  const auto alike = [](std::uint32_t tiles, std::int64_t extent, int tile) {
+    return tiles > 1 && extent % std::max(tile, 1) != 0 ? tiles - 1 : tiles;
+  };
+  return {alike(grid.x, problem.n, kernel.tile.tn), alike(grid.y, problem.m, kernel.tile.tm)};
+}
+
 OperandRegion slice_operand_region(const kernels::GemmKernel& kernel,
                                    const kernels::GemmProblem& problem,
                                    const sim::ThreadgroupSlice& slice) {

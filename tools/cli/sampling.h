@@ -94,6 +94,10 @@ struct SamplingReport {
   // Threadgroup-K-steps simulated over all sampled runs, against those of a full run.
   double work_fraction = 1;
   std::int64_t simulated_instructions = 0;  // simdgroup instructions the sampled runs replayed
+  // Threadgroups of all sampled launches, and those whose traces the engine built by
+  // translation (alike_threadgroups()) instead of running them.
+  std::uint64_t translated_threadgroups = 0;
+  std::uint64_t simulated_threadgroups = 0;
   double error_bound = kSampledErrorBound;
   double largest_measured_error = kLargestMeasuredSampledError;
   // Fast sampling sliced a grid of several threadgroups per core that precise sampling would
@@ -108,6 +112,14 @@ std::int64_t k_sampling_unit(const kernels::GemmKernel& kernel, const kernels::G
 
 // The main dispatch's grid (x = output column tiles, y = row tiles; striped: 1D).
 sim::Dim3 main_grid(const kernels::GemmKernel& kernel, const kernels::GemmProblem& problem);
+
+// The threadgroups of a main dispatch whose traces are alike (sim::AlikeThreadgroups): the
+// tiled grid's but its last column when N is ragged and its last row when M is (a single row or
+// column is alike throughout); none for the striped kernel, whose threadgroups take different
+// work units. A sampled run builds their traces by translation: the same traces, and so the
+// same cycles, for a fraction of the engine's time.
+sim::AlikeThreadgroups alike_threadgroups(const kernels::GemmKernel& kernel,
+                                          const kernels::GemmProblem& problem);
 
 // Plans the sampled run of a main dispatch of `grid`. The threadgroups are sliced to
 // slice_cores cores' worth when the launch has more threadgroups than the device has cores,

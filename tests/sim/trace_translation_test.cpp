@@ -1,0 +1,164 @@
+// Threadgroups by translation: shifts found between two threadgroups' traces, traces built from
+// another's, the plan of which threadgroups run, and launches that use it (same traces as a
+// launch running every threadgroup, or every threadgroup run when the threadgroups differ).
+#include "sim/runtime/trace_translation.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/sim/sim_test_util.h"
+
+namespace marlin::sim {
+namespace {
+
+using testing::buffer;
+using testing::spec;
+
+// One simdgroup: a load of three lanes stored as an affine run (buffer 0, offsets base, base + 4,
+// base + 8), a store of two lanes stored one by one (buffer 2), and a threadgroup load.
+TraceOp make_op(OpClass op, std::uint16_t count, std::uint32_t mask, std::uint32_t field) {
+  TraceOp o;
+  o.op = op;
+  o.count = count;
+  o.mask = mask;
+  o.first_access = field;  // ALU: the chain
+  return o;
+}
+
+SimdgroupTrace sample_trace(std::uint32_t a_base, std::uint32_t c_base) {
+  SimdgroupTrace t;
+  t.simdgroup = 0;
+  t.ops = {make_op(OpClass::kDeviceLoad, 3, 0x7, 0), make_op(OpClass::kAlu, 5, 0x7, 2),
+           make_op(OpClass::kDeviceStore, 2, 0x3, 2),
+           make_op(OpClass::kThreadgroupLoad, 1, 0x1, 4)};
+  t.accesses = {{.offset = a_base, .buffer = 0, .bytes = 4, .lane = kAffineRun},
+                {.offset = 4},
+                {.offset = c_base, .buffer = 2, .bytes = 2, .lane = 0},
+                {.offset = c_base + 2, .buffer = 2, .bytes = 2, .lane = 1},
+                {.offset = 64, .buffer = kThreadgroupBufferId, .bytes = 4, .lane = 0}};
+  return t;
+}
+
+TEST(TraceTranslation, FindsEachBuffersShiftAndTranslatesByIt) {
+  const std::vector<SimdgroupTrace> from{sample_trace(100, 1000)};
+  const std::vector<SimdgroupTrace> to{sample_trace(164, 1032)};
+  const std::optional<BufferShifts> shifts = trace_shift(from, to);
+  ASSERT_TRUE(shifts.has_value());
+  EXPECT_EQ(shifts->of(0), 64u);
+  EXPECT_EQ(shifts->of(2), 32u);
+  EXPECT_EQ(shifts->of(kThreadgroupBufferId), 0u);
+  EXPECT_EQ(shifts->of(7), 0u);  // absent
+
+  // Three steps along one shift and two along another: buffer 0 moves 3 * 64 + 2 * 10.
+  BufferShifts other;
+  ASSERT_TRUE(other.set(0, 10));
+  ASSERT_TRUE(other.set(2, 1));
+  const BufferShifts both = BufferShifts::combine(*shifts, 3, other, 2);
+  const std::vector<SimdgroupTrace> moved = translate_traces(from, both, {3, 2, 0});
+  std::vector<SimdgroupTrace> expected{sample_trace(100 + 212, 1000 + 98)};
+  expected[0].threadgroup = {3, 2, 0};
+  EXPECT_EQ(moved, expected);
+}
+
+TEST(TraceTranslation, RefusesTracesThatDifferInMoreThanOffsets) {
+  const std::vector<SimdgroupTrace> from{sample_trace(100, 1000)};
+  // The two stores of buffer 2 move by different amounts.
+  std::vector<SimdgroupTrace> uneven{sample_trace(164, 1032)};
+  uneven[0].accesses[3].offset += 2;
+  EXPECT_FALSE(trace_shift(from, uneven).has_value());
+  // The affine run's stride changes.
+  std::vector<SimdgroupTrace> stride{sample_trace(164, 1032)};
+  stride[0].accesses[1].offset = 8;
+  EXPECT_FALSE(trace_shift(from, stride).has_value());
+  // Another active mask, another access size, one more op, another simdgroup count.
+  std::vector<SimdgroupTrace> mask{sample_trace(100, 1000)};
+  mask[0].ops[2].mask = 0x1;
+  EXPECT_FALSE(trace_shift(from, mask).has_value());
+  std::vector<SimdgroupTrace> bytes{sample_trace(100, 1000)};
+  bytes[0].accesses[2].bytes = 4;
+  EXPECT_FALSE(trace_shift(from, bytes).has_value());
+  std::vector<SimdgroupTrace> longer{sample_trace(100, 1000)};
+  longer[0].ops.push_back(longer[0].ops[1]);
+  EXPECT_FALSE(trace_shift(from, longer).has_value());
+  EXPECT_FALSE(trace_shift(from, {sample_trace(100, 1000), sample_trace(100, 1000)}).has_value());
+}
+
+TEST(TraceTranslation, PlanRunsTheProbesTheChecksAndWhatIsNotAlike) {
+  // A 4 x 3 grid whose last column is not alike; the slice selects all 12 threadgroups.
+  std::vector<std::uint32_t> selected(12);
+  for (std::uint32_t i = 0; i < 12; ++i) selected[i] = i;
+  const TranslationPlan plan = plan_translation(selected, {4, 3, 1}, {3, 3});
+  EXPECT_EQ(plan.base, 0u);
+  EXPECT_EQ(plan.along_x, std::optional<std::size_t>(1));
+  EXPECT_EQ(plan.along_y, std::optional<std::size_t>(4));
+  // Alike: columns 0-2 of rows 0-2. (1, 1) = 5 and the last alike one, (2, 2) = 10, check.
+  EXPECT_EQ(plan.checks, (std::vector<std::size_t>{5, 10}));
+  EXPECT_EQ(plan.copied, (std::vector<std::size_t>{2, 6, 8, 9}));
+  EXPECT_EQ(plan.run, (std::vector<std::size_t>{0, 1, 3, 4, 5, 7, 10, 11}));
+
+  // Without a neighbour along y (one row selected), only the row's threadgroups are copied.
+  const TranslationPlan row = plan_translation({0, 1, 2, 3}, {4, 3, 1}, {4, 3});
+  EXPECT_FALSE(row.along_y.has_value());
+  EXPECT_EQ(row.checks, (std::vector<std::size_t>{3}));
+  EXPECT_EQ(row.copied, (std::vector<std::size_t>{2}));
+  // Nothing alike, or nothing left to copy: everything runs.
+  EXPECT_EQ(plan_translation(selected, {4, 3, 1}, {}).run.size(), 12u);
+  EXPECT_TRUE(plan_translation({0, 1, 2}, {4, 3, 1}, {4, 3}).copied.empty());
+}
+
+struct MatmulParams {
+  std::uint32_t m;
+  std::uint32_t n;
+  std::uint32_t k;
+};
+
+// test_matmul_tiled16 on an m x n x k problem (16 x 16 tiles), with `alike` threadgroups.
+LaunchResult run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_threads) {
+  static std::vector<_Float16> a;
+  static std::vector<_Float16> b;
+  static std::vector<_Float16> c;
+  a.assign(static_cast<std::size_t>(p.m) * p.k, static_cast<_Float16>(1.0f));
+  b.assign(static_cast<std::size_t>(p.k) * p.n, static_cast<_Float16>(0.5f));
+  c.assign(static_cast<std::size_t>(p.m) * p.n, static_cast<_Float16>(0.0f));
+  LaunchSpec s = spec("test_matmul_tiled16", {(p.n + 15) / 16, (p.m + 15) / 16, 1}, {16, 16, 1});
+  s.buffers[0] = BufferArg{a.data(), a.size() * sizeof(_Float16)};
+  s.buffers[1] = BufferArg{b.data(), b.size() * sizeof(_Float16)};
+  s.buffers[2] = BufferArg{c.data(), c.size() * sizeof(_Float16)};
+  s.buffers[3] = buffer(p);
+  s.options.alike = alike;
+  s.options.host_threads = host_threads;
+  return launch(s);
+}
+
+TEST(TraceTranslation, AlikeThreadgroupsGiveTheTracesOfRunningThemAll) {
+  // 4 x 3 tiles with no ragged edge (K is ragged alike in every tile).
+  const MatmulParams p{48, 64, 40};
+  const LaunchResult all = run_tiled(p, {}, 1);
+  for (const unsigned threads : {1U, 2U}) {
+    const LaunchResult translated = run_tiled(p, {4, 3}, threads);
+    EXPECT_EQ(translated.trace, all.trace);
+    // Base, its two neighbours and the checks (1, 1) and (3, 2) ran; 7 were translated.
+    EXPECT_EQ(translated.stats.threadgroups_translated, 7u);
+    EXPECT_EQ(translated.stats.threadgroups, all.stats.threadgroups);
+    EXPECT_EQ(translated.stats.alu_lane_ops, all.stats.alu_lane_ops);
+  }
+  EXPECT_EQ(all.stats.threadgroups_translated, 0u);
+}
+
+TEST(TraceTranslation, ThreadgroupsThatAreNotAlikeAllRun) {
+  // 37 x 29: the last row and column of tiles are ragged. Claimed alike anyway, the check at the
+  // ragged corner is not the base's translation, so every threadgroup runs.
+  const MatmulParams p{37, 29, 45};
+  const LaunchResult all = run_tiled(p, {}, 1);
+  const LaunchResult claimed = run_tiled(p, {2, 3}, 2);
+  EXPECT_EQ(claimed.trace, all.trace);
+  EXPECT_EQ(claimed.stats.threadgroups_translated, 0u);
+  // Declared as they are (the first tile only), nothing is left to copy.
+  const LaunchResult honest = run_tiled(p, {1, 2}, 2);
+  EXPECT_EQ(honest.trace, all.trace);
+  EXPECT_EQ(honest.stats.threadgroups_translated, 0u);
+}
+
+}  // namespace
+}  // namespace marlin::sim

@@ -1,0 +1,121 @@
+// Sampled runs build the traces of alike threadgroups by translation (sampling.h,
+// alike_threadgroups): the same timing results as running every threadgroup on the engine.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "model/device/profile_loader.h"
+#include "tools/cli/kernel_run.h"
+#include "tools/cli/sampling.h"
+
+namespace marlin::cli::testing {
+namespace {
+
+struct Case {
+  std::string device;
+  std::string kernel;
+  std::optional<analytic::Tile> tile;
+  kernels::GemmProblem problem;
+  int sample_cores = 1;
+  SamplePrecision precision = SamplePrecision::kFast;
+};
+
+// Runs `c` sampled with and without translation; expects the same timing and returns the
+// threadgroups translated.
+std::uint64_t expect_same_timing(const Case& c) {
+  const model::DeviceSpec device = model::load_device(c.device);
+  KernelRunRequest request;
+  request.kernel = c.kernel;
+  request.tile = c.tile;
+  request.problem = c.problem;
+  request.host_threads = 2;
+  request.sample = true;
+  request.sample_cores = c.sample_cores;
+  request.sample_precision = c.precision;
+  request.translate_alike = false;
+  const KernelRunReport all = run_kernel(device, request);
+  request.translate_alike = true;
+  const KernelRunReport translated = run_kernel(device, request);
+  EXPECT_EQ(translated.timing, all.timing) << c.kernel;
+  EXPECT_EQ(all.sampling->translated_threadgroups, 0u);
+  EXPECT_EQ(translated.sampling->simulated_threadgroups, all.sampling->simulated_threadgroups);
+  return translated.sampling->translated_threadgroups;
+}
+
+TEST(SampledTranslation, SlicesGiveTheSameTimingWithTranslatedThreadgroups) {
+  // m1 (8 cores): 512 x 512 with 64x64 tiles is 64 threadgroups, a slice of 8 on one core (a
+  // 3 x 3 block's first 8), at K = 128 and 256 of 1024.
+  EXPECT_GT(expect_same_timing({"m1",
+                                "marlin_gemm_fused_fp4",
+                                analytic::Tile{64, 64, 32},
+                                {.m = 512, .n = 512, .k = 1024}}),
+            0u);
+  // Two cores' slice, the double-buffered kernel.
+  EXPECT_GT(expect_same_timing({"m1",
+                                "marlin_gemm_fp4",
+                                analytic::Tile{64, 64, 32},
+                                {.m = 512, .n = 512, .k = 1024},
+                                2}),
+            0u);
+  // Zero points, and the classic tiled kernel.
+  EXPECT_GT(expect_same_timing({"m1",
+                                "marlin_gemm_fused_u4zp",
+                                analytic::Tile{32, 128, 32},
+                                {.m = 256, .n = 1024, .k = 1024}}),
+            0u);
+  EXPECT_GT(expect_same_timing(
+                {"m1", "matmul_tiled_32x32_f16", std::nullopt, {.m = 256, .n = 512, .k = 512}}),
+            0u);
+}
+
+TEST(SampledTranslation, RaggedEdgesAndWholeGridsGiveTheSameTiming) {
+  // Ragged M and N (a few threadgroups on the edge); the slice's block reaches neither edge.
+  EXPECT_GT(expect_same_timing({"m1",
+                                "marlin_gemm_fused_fp4",
+                                analytic::Tile{64, 64, 32},
+                                {.m = 500, .n = 1000, .k = 1024}}),
+            0u);
+  // A decode row simulated whole: one ragged row of alike threadgroups but the last column.
+  EXPECT_GT(expect_same_timing({"m4pro-16c",
+                                "marlin_gemm_fused_fp4",
+                                analytic::Tile{64, 64, 32},
+                                {.m = 16, .n = 1000, .k = 1024},
+                                16}),
+            0u);
+  // Precise sampling of a whole grid of several rows.
+  EXPECT_GT(expect_same_timing({"m1",
+                                "marlin_gemm_fused_fp4",
+                                analytic::Tile{64, 64, 32},
+                                {.m = 192, .n = 512, .k = 2048},
+                                1,
+                                SamplePrecision::kPrecise}),
+            0u);
+}
+
+TEST(SampledTranslation, TheStripedKernelRunsEveryThreadgroup) {
+  EXPECT_EQ(expect_same_timing({"m1",
+                                "marlin_gemm_fp4_striped",
+                                analytic::Tile{64, 64, 32},
+                                {.m = 128, .n = 512, .k = 2048, .k_parallel = 2}}),
+            0u);
+}
+
+TEST(SampledTranslation, AlikeThreadgroupsLeaveOutTheRaggedEdges) {
+  const kernels::GemmKernel fused =
+      kernels::find_gemm_kernel("marlin_gemm_fused_fp4", analytic::Tile{64, 64, 32});
+  // 1000 = 15 * 64 + 40 columns, 500 = 7 * 64 + 52 rows: 16 x 8 tiles, 15 x 7 alike.
+  const sim::AlikeThreadgroups ragged = alike_threadgroups(fused, {.m = 500, .n = 1000, .k = 64});
+  EXPECT_EQ(ragged.x, 15u);
+  EXPECT_EQ(ragged.y, 7u);
+  // A single row is alike throughout, however ragged; whole tiles are all alike.
+  const sim::AlikeThreadgroups row = alike_threadgroups(fused, {.m = 16, .n = 1024, .k = 64});
+  EXPECT_EQ(row.x, 16u);
+  EXPECT_EQ(row.y, 1u);
+  const kernels::GemmKernel striped =
+      kernels::find_gemm_kernel("marlin_gemm_fp4_striped", analytic::Tile{64, 64, 32});
+  EXPECT_EQ(alike_threadgroups(striped, {.m = 128, .n = 512, .k = 2048}).x, 0u);
+}
+
+}  // namespace
+}  // namespace marlin::cli::testing
