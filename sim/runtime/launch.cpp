@@ -7,6 +7,8 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <numeric>
+#include <optional>
 #include <thread>
 
 #include "model/common/input_error.h"
@@ -200,10 +202,10 @@ LaunchResult launch(const LaunchSpec& spec) {
   }
   const std::uint64_t runs = selected.size();
   std::vector<ThreadgroupOutput> outputs(runs);
-  const TranslationPlan translation =
-      spec.options.trace && sink == nullptr
-          ? plan_translation(selected, spec.threadgroups, spec.options.alike)
-          : plan_translation(selected, spec.threadgroups, {});
+  const TranslationPlan translation = plan_translation(
+      selected, spec.threadgroups, spec.options.trace ? spec.options.alike : AlikeThreadgroups{});
+  const bool execute_copies = spec.options.alike.execute;
+  std::optional<Translator> translator;  // once the probes ran and agree
 
   // Threadgroups are independent: workers take them in increasing order from a shared counter
   // and finish them in any order; outputs are stored by threadgroup index so the merged result
@@ -220,22 +222,46 @@ LaunchResult launch(const LaunchSpec& spec) {
   std::atomic<std::uint64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
-  const std::vector<std::size_t>* pass = &translation.run;  // positions in `selected` to run
+  // The probes run first (their traces held for the sink), then every position in order:
+  // a probe is handed on, a copied threadgroup gets its translated traces (and runs untraced
+  // with `execute`), any other runs traced.
+  bool probing = translation.copies();
+  std::vector<std::size_t> all_positions(runs);
+  std::iota(all_positions.begin(), all_positions.end(), std::size_t{0});
+  const std::vector<std::size_t>* pass = probing ? &translation.probes : &all_positions;
   const auto work = [&] {
     const std::uint64_t end = pass->size();
     try {
       std::unique_ptr<WorkerState> worker = worker_cache().acquire(spec.options.fiber_stack_bytes);
       for (std::uint64_t n = next++; n < end; n = next++) {
         const std::size_t i = (*pass)[n];
-        {  // ended before its traces move on: its destructor notes their sizes for the next
+        const bool probe =
+            std::binary_search(translation.probes.begin(), translation.probes.end(), i);
+        const bool copied = translator && translation.copied[i];
+        if (copied && execute_copies) {
+          ThreadgroupRun run(plan, *worker, selected[i], outputs[i], false);
+          run.run();
+        } else if (copied) {
+          outputs[i].stats = outputs[translation.base].stats;
+        } else if (!probe || probing) {
+          // ended before its traces move on: its destructor notes their sizes for the next
           ThreadgroupRun run(plan, *worker, selected[i], outputs[i]);
           run.run();
         }
-        if (sink != nullptr) {
-          worker->spare_traces = sink->put(selected[i], std::move(outputs[i].traces));
-          outputs[i].traces = {};
-        } else {
-          budget.account(i, outputs[i].traces);
+        if (copied) {
+          translator->traces_into(i, worker->spare_traces);
+          outputs[i].traces = std::move(worker->spare_traces);
+          worker->spare_traces.clear();
+          outputs[i].stats.threadgroups_translated = 1;
+        }
+        if (probing && sink != nullptr) continue;  // handed on in order, after the probes
+        if (probing || !probe || sink != nullptr) {
+          if (sink != nullptr) {
+            worker->spare_traces = sink->put(selected[i], std::move(outputs[i].traces));
+            outputs[i].traces = {};
+          } else {
+            budget.account(i, outputs[i].traces);
+          }
         }
       }
       worker->spare_traces.clear();  // the cache keeps workers, not their last launch's traces
@@ -267,25 +293,20 @@ LaunchResult launch(const LaunchSpec& spec) {
     }
     if (failure) std::rethrow_exception(failure);
   };
-  run_pass(translation.run);
-  if (!translation.copied.empty()) {
-    std::vector<std::vector<SimdgroupTrace>*> traces;
-    bool diagnosed = false;
-    for (ThreadgroupOutput& o : outputs) {
-      traces.push_back(&o.traces);
-      diagnosed = diagnosed || !o.diagnostics.empty() || o.diagnostics_dropped > 0;
+  if (probing) {
+    run_pass(translation.probes);
+    const bool diagnosed =
+        std::any_of(translation.probes.begin(), translation.probes.end(), [&](std::size_t i) {
+          return !outputs[i].diagnostics.empty() || outputs[i].diagnostics_dropped > 0;
+        });
+    if (!diagnosed) {
+      translator = Translator::make(
+          translation, selected, spec.threadgroups,
+          [&](std::size_t i) -> const std::vector<SimdgroupTrace>& { return outputs[i].traces; });
     }
-    if (!diagnosed && translate_copies(translation, selected, spec.threadgroups, traces,
-                                       std::max(spec.options.host_threads, 1U))) {
-      for (const std::size_t i : translation.copied) {
-        outputs[i].stats = outputs[translation.base].stats;
-        outputs[i].stats.threadgroups_translated = 1;
-        budget.account(i, outputs[i].traces);
-      }
-    } else {
-      run_pass(translation.copied);
-    }
+    probing = false;
   }
+  run_pass(all_positions);
 
   LaunchResult result;
   result.threadgroup_memory_bytes = plan.arena_bytes;

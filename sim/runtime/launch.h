@@ -64,12 +64,14 @@ struct ThreadgroupSlice {
 // buffer's addresses, moved by an amount affine in the threadgroup's position, as the tiles of a
 // tiled kernel away from its grid's ragged edges do. The caller vouches for it; the engine runs
 // the first of them (in the slice), its neighbours along x and y and two more that it checks,
-// and builds the others' traces from the first's, or runs them too if a check fails or any
-// threadgroup reported a diagnostic. What those threadgroups would write is not written. Only
-// with tracing and no trace sink; x = 0: every threadgroup runs.
+// traced, and builds the others' traces from the first's, or traces them as usual if a check
+// fails or a probe reported a diagnostic. With `execute`, the others still run, untraced, so
+// they write their output (full runs); without, they do not run and write nothing (sampled
+// runs). Only with tracing; x = 0: every threadgroup runs traced.
 struct AlikeThreadgroups {
   std::uint32_t x = 0;
   std::uint32_t y = 0;
+  bool execute = false;
 };
 
 struct LaunchOptions {

@@ -44,12 +44,12 @@ bool site_before(const std::source_location& a, const std::source_location& b) {
 }  // namespace
 
 ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
-                               std::uint32_t linear_index, ThreadgroupOutput& out)
+                               std::uint32_t linear_index, ThreadgroupOutput& out, bool trace)
     : plan_(plan), worker_(worker), out_(out) {
   const LaunchSpec& spec = *plan.spec;
   const Dim3& g = spec.threadgroups;
   position_ = {linear_index % g.x, (linear_index / g.x) % g.y, linear_index / (g.x * g.y)};
-  tracing_ = spec.options.trace;
+  tracing_ = spec.options.trace && trace;
   checking_ = spec.options.check_threadgroup_memory;
   fibers_ = plan.kernel->synchronizes;
 

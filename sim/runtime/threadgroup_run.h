@@ -132,8 +132,9 @@ struct SimdgroupRun {
 
 class ThreadgroupRun {
  public:
+  // `trace`: record the threadgroup's traces (when the launch traces at all).
   ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker, std::uint32_t linear_index,
-                 ThreadgroupOutput& out);
+                 ThreadgroupOutput& out, bool trace = true);
   ThreadgroupRun(const ThreadgroupRun&) = delete;
   ThreadgroupRun& operator=(const ThreadgroupRun&) = delete;
   ~ThreadgroupRun();

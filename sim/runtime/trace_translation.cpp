@@ -1,8 +1,6 @@
 #include "sim/runtime/trace_translation.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 
 namespace marlin::sim {
 
@@ -61,10 +59,6 @@ bool same_shape(const SimdgroupTrace& a, const SimdgroupTrace& b) {
   return true;
 }
 
-std::array<std::uint32_t, 3> position_of(std::uint32_t linear, Dim3 grid) {
-  return {linear % grid.x, (linear / grid.x) % grid.y, linear / (grid.x * grid.y)};
-}
-
 }  // namespace
 
 std::optional<BufferShifts> trace_shift(const std::vector<SimdgroupTrace>& from,
@@ -94,35 +88,42 @@ std::optional<BufferShifts> trace_shift(const std::vector<SimdgroupTrace>& from,
 std::vector<SimdgroupTrace> translate_traces(const std::vector<SimdgroupTrace>& base,
                                              const BufferShifts& shifts,
                                              std::array<std::uint32_t, 3> position) {
+  std::vector<SimdgroupTrace> out;
+  translate_traces_into(base, shifts, position, out);
+  return out;
+}
+
+void translate_traces_into(const std::vector<SimdgroupTrace>& base, const BufferShifts& shifts,
+                           std::array<std::uint32_t, 3> position,
+                           std::vector<SimdgroupTrace>& out) {
   // The shifts of buffers [[buffer(0)]] to [[buffer(kDirect - 1)]] by index, the rest by search.
   constexpr std::uint16_t kDirect = 64;
   std::array<std::uint32_t, kDirect> direct{};
   for (std::uint16_t b = 0; b < kDirect; ++b) direct[b] = shifts.of(b);
-  std::vector<SimdgroupTrace> out = base;
-  for (SimdgroupTrace& trace : out) {
+  out.resize(base.size());
+  for (std::size_t s = 0; s < base.size(); ++s) {
+    SimdgroupTrace& trace = out[s];
+    trace.simdgroup = base[s].simdgroup;
+    trace.ops.assign(base[s].ops.begin(), base[s].ops.end());
+    trace.accesses.assign(base[s].accesses.begin(), base[s].accesses.end());
     trace.threadgroup = position;
     for_each_offset_record(trace, [&](std::uint32_t r) {
       MemAccess& a = trace.accesses[r];
       a.offset += a.buffer < kDirect ? direct[a.buffer] : shifts.of(a.buffer);
     });
   }
-  return out;
 }
 
 TranslationPlan plan_translation(const std::vector<std::uint32_t>& selected, Dim3 grid,
                                  AlikeThreadgroups alike) {
   TranslationPlan plan;
+  plan.copied.assign(selected.size(), false);
   const auto is_alike = [&](std::uint32_t linear) {
     const auto p = position_of(linear, grid);
     return p[0] < alike.x && p[1] < alike.y && p[2] == 0;
   };
-  const auto everything = [&] {
-    TranslationPlan all;
-    for (std::size_t i = 0; i < selected.size(); ++i) all.run.push_back(i);
-    return all;
-  };
   const auto first_alike = std::find_if(selected.begin(), selected.end(), is_alike);
-  if (alike.x == 0 || grid.z != 1 || first_alike == selected.end()) return everything();
+  if (alike.x == 0 || grid.z != 1 || first_alike == selected.end()) return plan;
   plan.base = static_cast<std::size_t>(first_alike - selected.begin());
   const auto b = position_of(selected[plan.base], grid);
   // The position in `selected` of the alike threadgroup at (x, y), if selected.
@@ -141,60 +142,40 @@ TranslationPlan plan_translation(const std::vector<std::uint32_t>& selected, Dim
     const bool reachable = is_alike(selected[i]) && p[0] >= b[0] && p[1] >= b[1] &&
                            (p[0] == b[0] || plan.along_x) && (p[1] == b[1] || plan.along_y);
     const bool probe = i == plan.base || i == plan.along_x || i == plan.along_y;
-    if (reachable && !probe) {
-      candidates.push_back(i);
-    } else {
-      plan.run.push_back(i);
-    }
+    if (reachable && !probe) candidates.push_back(i);
   }
   const std::optional<std::size_t> diagonal = find(b[0] + 1, b[1] + 1);
   for (const std::size_t c : candidates) {
-    const bool check = c == diagonal || c == candidates.back();
-    (check ? plan.checks : plan.copied).push_back(c);
+    if (c == diagonal || c == candidates.back()) {
+      plan.checks.push_back(c);
+    } else {
+      plan.copied[c] = true;
+    }
   }
-  if (plan.copied.empty()) return everything();
-  plan.run.insert(plan.run.end(), plan.checks.begin(), plan.checks.end());
-  std::sort(plan.run.begin(), plan.run.end());
+  if (std::find(plan.copied.begin(), plan.copied.end(), true) == plan.copied.end()) {
+    TranslationPlan none;
+    none.copied.assign(selected.size(), false);
+    return none;
+  }
+  plan.probes = plan.checks;
+  plan.probes.push_back(plan.base);
+  if (plan.along_x) plan.probes.push_back(*plan.along_x);
+  if (plan.along_y) plan.probes.push_back(*plan.along_y);
+  std::sort(plan.probes.begin(), plan.probes.end());
   return plan;
 }
 
-bool translate_copies(const TranslationPlan& plan, const std::vector<std::uint32_t>& selected,
-                      Dim3 grid, std::vector<std::vector<SimdgroupTrace>*> traces,
-                      unsigned threads) {
-  const std::vector<SimdgroupTrace>& base = *traces[plan.base];
-  BufferShifts dx;
-  BufferShifts dy;
-  if (plan.along_x) {
-    std::optional<BufferShifts> s = trace_shift(base, *traces[*plan.along_x]);
-    if (!s) return false;
-    dx = std::move(*s);
-  }
-  if (plan.along_y) {
-    std::optional<BufferShifts> s = trace_shift(base, *traces[*plan.along_y]);
-    if (!s) return false;
-    dy = std::move(*s);
-  }
-  const auto b = position_of(selected[plan.base], grid);
-  const auto translated = [&](std::size_t i) {
-    const auto p = position_of(selected[i], grid);
-    return translate_traces(base, BufferShifts::combine(dx, p[0] - b[0], dy, p[1] - b[1]), p);
-  };
-  for (const std::size_t c : plan.checks) {
-    if (translated(c) != *traces[c]) return false;
-  }
-  std::atomic<std::size_t> next{0};
-  const auto copy = [&] {
-    for (std::size_t n = next++; n < plan.copied.size(); n = next++) {
-      *traces[plan.copied[n]] = translated(plan.copied[n]);
-    }
-  };
-  std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, plan.copied.size()); ++t) {
-    helpers.emplace_back(copy);
-  }
-  copy();
-  for (std::thread& h : helpers) h.join();
-  return true;
+void Translator::traces_into(std::size_t position, std::vector<SimdgroupTrace>& out) const {
+  const auto p = position_of((*selected_)[position], grid_);
+  translate_traces_into(
+      base_, BufferShifts::combine(dx_, p[0] - base_position_[0], dy_, p[1] - base_position_[1]), p,
+      out);
+}
+
+std::vector<SimdgroupTrace> Translator::traces_of(std::size_t position) const {
+  std::vector<SimdgroupTrace> out;
+  traces_into(position, out);
+  return out;
 }
 
 }  // namespace marlin::sim

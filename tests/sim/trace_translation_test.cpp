@@ -84,7 +84,16 @@ TEST(TraceTranslation, RefusesTracesThatDifferInMoreThanOffsets) {
   EXPECT_FALSE(trace_shift(from, {sample_trace(100, 1000), sample_trace(100, 1000)}).has_value());
 }
 
-TEST(TraceTranslation, PlanRunsTheProbesTheChecksAndWhatIsNotAlike) {
+// The positions a plan copies.
+std::vector<std::size_t> copied(const TranslationPlan& plan) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < plan.copied.size(); ++i) {
+    if (plan.copied[i]) out.push_back(i);
+  }
+  return out;
+}
+
+TEST(TraceTranslation, PlanProbesChecksAndCopiesOnlyWhatIsAlike) {
   // A 4 x 3 grid whose last column is not alike; the slice selects all 12 threadgroups.
   std::vector<std::uint32_t> selected(12);
   for (std::uint32_t i = 0; i < 12; ++i) selected[i] = i;
@@ -94,17 +103,20 @@ TEST(TraceTranslation, PlanRunsTheProbesTheChecksAndWhatIsNotAlike) {
   EXPECT_EQ(plan.along_y, std::optional<std::size_t>(4));
   // Alike: columns 0-2 of rows 0-2. (1, 1) = 5 and the last alike one, (2, 2) = 10, check.
   EXPECT_EQ(plan.checks, (std::vector<std::size_t>{5, 10}));
-  EXPECT_EQ(plan.copied, (std::vector<std::size_t>{2, 6, 8, 9}));
-  EXPECT_EQ(plan.run, (std::vector<std::size_t>{0, 1, 3, 4, 5, 7, 10, 11}));
+  EXPECT_EQ(plan.probes, (std::vector<std::size_t>{0, 1, 4, 5, 10}));
+  EXPECT_EQ(copied(plan), (std::vector<std::size_t>{2, 6, 8, 9}));  // 3, 7 and 11 run traced
 
   // Without a neighbour along y (one row selected), only the row's threadgroups are copied.
   const TranslationPlan row = plan_translation({0, 1, 2, 3}, {4, 3, 1}, {4, 3});
   EXPECT_FALSE(row.along_y.has_value());
   EXPECT_EQ(row.checks, (std::vector<std::size_t>{3}));
-  EXPECT_EQ(row.copied, (std::vector<std::size_t>{2}));
-  // Nothing alike, or nothing left to copy: everything runs.
-  EXPECT_EQ(plan_translation(selected, {4, 3, 1}, {}).run.size(), 12u);
-  EXPECT_TRUE(plan_translation({0, 1, 2}, {4, 3, 1}, {4, 3}).copied.empty());
+  EXPECT_EQ(copied(row), (std::vector<std::size_t>{2}));
+  // Nothing alike, or nothing left to copy: everything runs traced.
+  const TranslationPlan none = plan_translation(selected, {4, 3, 1}, {});
+  EXPECT_FALSE(none.copies());
+  EXPECT_TRUE(none.probes.empty());
+  EXPECT_TRUE(copied(none).empty());
+  EXPECT_FALSE(plan_translation({0, 1, 2}, {4, 3, 1}, {4, 3}).copies());
 }
 
 struct MatmulParams {
@@ -113,14 +125,21 @@ struct MatmulParams {
   std::uint32_t k;
 };
 
-// test_matmul_tiled16 on an m x n x k problem (16 x 16 tiles), with `alike` threadgroups.
-LaunchResult run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_threads) {
-  static std::vector<_Float16> a;
-  static std::vector<_Float16> b;
-  static std::vector<_Float16> c;
-  a.assign(static_cast<std::size_t>(p.m) * p.k, static_cast<_Float16>(1.0f));
-  b.assign(static_cast<std::size_t>(p.k) * p.n, static_cast<_Float16>(0.5f));
-  c.assign(static_cast<std::size_t>(p.m) * p.n, static_cast<_Float16>(0.0f));
+struct TiledRun {
+  LaunchResult result;
+  std::vector<float> c;  // the output, as floats
+};
+
+// test_matmul_tiled16 on an m x n x k problem (16 x 16 tiles), with `alike` threadgroups; A and
+// B hold small integers that differ from element to element, so each tile's output differs.
+TiledRun run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_threads) {
+  std::vector<_Float16> a(static_cast<std::size_t>(p.m) * p.k);
+  std::vector<_Float16> b(static_cast<std::size_t>(p.k) * p.n);
+  std::vector<_Float16> c(static_cast<std::size_t>(p.m) * p.n, static_cast<_Float16>(-1.0f));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<_Float16>(static_cast<float>(i % 5));
+  for (std::size_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<_Float16>(static_cast<float>(i % 3));
   LaunchSpec s = spec("test_matmul_tiled16", {(p.n + 15) / 16, (p.m + 15) / 16, 1}, {16, 16, 1});
   s.buffers[0] = BufferArg{a.data(), a.size() * sizeof(_Float16)};
   s.buffers[1] = BufferArg{b.data(), b.size() * sizeof(_Float16)};
@@ -128,36 +147,54 @@ LaunchResult run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_th
   s.buffers[3] = buffer(p);
   s.options.alike = alike;
   s.options.host_threads = host_threads;
-  return launch(s);
+  TiledRun run{launch(s), {}};
+  for (const _Float16 v : c) run.c.push_back(static_cast<float>(v));
+  return run;
 }
 
 TEST(TraceTranslation, AlikeThreadgroupsGiveTheTracesOfRunningThemAll) {
   // 4 x 3 tiles with no ragged edge (K is ragged alike in every tile).
   const MatmulParams p{48, 64, 40};
-  const LaunchResult all = run_tiled(p, {}, 1);
+  const TiledRun all = run_tiled(p, {}, 1);
   for (const unsigned threads : {1U, 2U}) {
-    const LaunchResult translated = run_tiled(p, {4, 3}, threads);
-    EXPECT_EQ(translated.trace, all.trace);
+    const TiledRun translated = run_tiled(p, {4, 3}, threads);
+    EXPECT_EQ(translated.result.trace, all.result.trace);
     // Base, its two neighbours and the checks (1, 1) and (3, 2) ran; 7 were translated.
-    EXPECT_EQ(translated.stats.threadgroups_translated, 7u);
-    EXPECT_EQ(translated.stats.threadgroups, all.stats.threadgroups);
-    EXPECT_EQ(translated.stats.alu_lane_ops, all.stats.alu_lane_ops);
+    EXPECT_EQ(translated.result.stats.threadgroups_translated, 7u);
+    EXPECT_EQ(translated.result.stats.threadgroups, all.result.stats.threadgroups);
+    EXPECT_EQ(translated.result.stats.alu_lane_ops, all.result.stats.alu_lane_ops);
+    // Without `execute` the translated threadgroups do not run: tile (2, 0) keeps its -1s.
+    EXPECT_EQ(translated.c[2 * 16], -1.0f);
+    EXPECT_NE(all.c[2 * 16], -1.0f);
   }
-  EXPECT_EQ(all.stats.threadgroups_translated, 0u);
+  EXPECT_EQ(all.result.stats.threadgroups_translated, 0u);
+}
+
+TEST(TraceTranslation, ExecutedCopiesWriteTheirOutputUntraced) {
+  const MatmulParams p{48, 64, 40};
+  const TiledRun all = run_tiled(p, {}, 2);
+  const TiledRun translated = run_tiled(p, {4, 3, true}, 2);
+  EXPECT_EQ(translated.result.trace, all.result.trace);
+  EXPECT_EQ(translated.c, all.c);
+  EXPECT_EQ(translated.result.stats.threadgroups_translated, 7u);
+  // They ran: their own counts, not copies of the base's.
+  EXPECT_EQ(translated.result.stats.alu_lane_ops, all.result.stats.alu_lane_ops);
+  EXPECT_EQ(translated.result.stats.threads, all.result.stats.threads);
 }
 
 TEST(TraceTranslation, ThreadgroupsThatAreNotAlikeAllRun) {
   // 37 x 29: the last row and column of tiles are ragged. Claimed alike anyway, the check at the
   // ragged corner is not the base's translation, so every threadgroup runs.
   const MatmulParams p{37, 29, 45};
-  const LaunchResult all = run_tiled(p, {}, 1);
-  const LaunchResult claimed = run_tiled(p, {2, 3}, 2);
-  EXPECT_EQ(claimed.trace, all.trace);
-  EXPECT_EQ(claimed.stats.threadgroups_translated, 0u);
+  const TiledRun all = run_tiled(p, {}, 1);
+  const TiledRun claimed = run_tiled(p, {2, 3}, 2);
+  EXPECT_EQ(claimed.result.trace, all.result.trace);
+  EXPECT_EQ(claimed.c, all.c);
+  EXPECT_EQ(claimed.result.stats.threadgroups_translated, 0u);
   // Declared as they are (the first tile only), nothing is left to copy.
-  const LaunchResult honest = run_tiled(p, {1, 2}, 2);
-  EXPECT_EQ(honest.trace, all.trace);
-  EXPECT_EQ(honest.stats.threadgroups_translated, 0u);
+  const TiledRun honest = run_tiled(p, {1, 2}, 2);
+  EXPECT_EQ(honest.result.trace, all.result.trace);
+  EXPECT_EQ(honest.result.stats.threadgroups_translated, 0u);
 }
 
 }  // namespace

@@ -141,12 +141,25 @@ sim::DeviceLimits engine_limits(const model::DeviceSpec& device) {
 
 // The engine's run of every threadgroup at the full K, then the timing model's replay of its
 // whole traces (with --trace, recorded into the Chrome trace).
+// A full run's engine options: every threadgroup runs, and the alike ones' traces come by
+// translation (alike_threadgroups(), sampling.h; the same traces) unless the request says not.
+sim::LaunchOptions full_run_engine_options(const KernelRunRequest& request,
+                                           const KernelRunReport& report) {
+  sim::LaunchOptions options = engine_options(request);
+  if (request.translate_alike) {
+    options.alike = alike_threadgroups(report.kernel, report.problem);
+    options.alike.execute = true;
+  }
+  return options;
+}
+
 kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunRequest& request,
                            const kernels::GemmOperands& operands, std::ofstream& trace_file,
                            KernelRunReport& report) {
   const Clock::time_point functional_start = Clock::now();
-  kernels::GemmRun run = kernels::run_gemm(report.kernel, report.problem, operands,
-                                           engine_limits(device), engine_options(request));
+  kernels::GemmRun run =
+      kernels::run_gemm(report.kernel, report.problem, operands, engine_limits(device),
+                        full_run_engine_options(request, report));
   report.functional_seconds = seconds_since(functional_start);
 
   report.dispatches = describe_dispatches(device, run);
@@ -228,7 +241,7 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
                                                  resident, device.gpu.cores, window),
                              .window = window};
   });
-  sim::LaunchOptions options = engine_options(request);
+  sim::LaunchOptions options = full_run_engine_options(request, report);
   options.trace_sink = &stream;
   // The replay is one thread beside the engine's: served first, it keeps pace with the engine
   // instead of being left a wave or more to replay after it (docs/performance.md).
@@ -282,6 +295,10 @@ void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
   const kernels::GemmRun run = stream ? run_streamed(device, request, in.operands, report)
                                       : run_whole(device, request, in.operands, trace_file, report);
   report.unwritten = kernels::count_poisoned(run.c);
+  for (const kernels::GemmDispatch& d : run.dispatches) {
+    report.threadgroups += d.result.stats.threadgroups;
+    report.translated_threadgroups += d.result.stats.threadgroups_translated;
+  }
   if (request.check) {
     if (format.kind != kernels::WeightFormatKind::kFp16) in.dense = kernels::dequantize(in.packed);
     const std::vector<double> reference =

@@ -37,8 +37,9 @@ struct KernelRunRequest {
   // Full-fidelity runs of one dispatch without a trace file stream the engine's traces into the
   // replay (same results); false keeps them whole.
   bool stream_traces = true;
-  // Sampled runs build the traces of alike threadgroups by translation (alike_threadgroups(),
-  // sampling.h; the same traces); false runs every threadgroup on the engine.
+  // Runs build the traces of alike threadgroups by translation (alike_threadgroups(),
+  // sampling.h; the same traces): sampled runs do not run them, full runs run them untraced.
+  // False traces every threadgroup on the engine.
   bool translate_alike = true;
   std::string trace_path;                    // --trace: Chrome trace file; empty = none
   timing::ChromeTraceOptions trace_options;  // its bound and sampling
@@ -70,11 +71,15 @@ struct KernelRunReport {
   analytic::Roofline roofline;
   std::optional<double> check_error;  // relative Frobenius error, with --check
   double check_bound = 1e-3;
-  std::int64_t unwritten = 0;              // output elements left poisoned
-  double functional_seconds = 0;           // host wall time of the engine
-  double timing_seconds = 0;               // host wall time of the timing model (streamed:
-                                           // after the engine ended)
-  bool streamed = false;                   // the replay ran beside the engine
+  std::int64_t unwritten = 0;     // output elements left poisoned
+  double functional_seconds = 0;  // host wall time of the engine
+  double timing_seconds = 0;      // host wall time of the timing model (streamed:
+                                  // after the engine ended)
+  bool streamed = false;          // the replay ran beside the engine
+  // Full runs: the threadgroups of every dispatch, and those whose traces the engine built by
+  // translation (they ran untraced).
+  std::uint64_t threadgroups = 0;
+  std::uint64_t translated_threadgroups = 0;
   std::optional<TraceReport> trace;        // with --trace
   std::optional<SamplingReport> sampling;  // with --sample
 };

@@ -218,9 +218,13 @@ void print_run_report(std::ostream& out, const model::DeviceSpec& device,
   if (r.trace) print_trace(out, *r.trace);
   if (r.sampling) print_sampling(out, *r.sampling, r.problem.k);
   out << fmt::format(
-      "\nsimulator: {} simdgroup instructions in {} (engine) + {} (timing{}): {}; {} simulated; "
-      "{:.0f}x slower than the device\n",
+      "\nsimulator: {} simdgroup instructions in {} (engine{}) + {} (timing{}): {}; {} "
+      "simulated; {:.0f}x slower than the device\n",
       format_count(simulated_instructions(r)), format_seconds(r.functional_seconds),
+      r.translated_threadgroups > 0
+          ? fmt::format("; the traces of {} of its {} threadgroups by translation",
+                        r.translated_threadgroups, r.threadgroups)
+          : std::string(),
       format_seconds(r.timing_seconds),
       r.streamed ? " after the engine, which the replay ran beside" : "",
       format_rate(instructions_per_second(r), "instr/s"),
@@ -288,6 +292,8 @@ nlohmann::json run_report_json(const model::DeviceSpec& device, const KernelRunR
         {"engine_seconds", r.functional_seconds},
         {"timing_seconds", r.timing_seconds},
         {"streamed", r.streamed},
+        {"threadgroups", r.threadgroups},
+        {"translated_threadgroups", r.translated_threadgroups},
         {"instructions_per_second", instructions_per_second(r)}}},
   };
   if (r.check_error) {

@@ -1,5 +1,5 @@
-// Sampled runs build the traces of alike threadgroups by translation (sampling.h,
-// alike_threadgroups): the same timing results as running every threadgroup on the engine.
+// Runs build the traces of alike threadgroups by translation (sampling.h, alike_threadgroups):
+// sampled and full runs give the same results as tracing every threadgroup on the engine.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -98,6 +98,57 @@ TEST(SampledTranslation, TheStripedKernelRunsEveryThreadgroup) {
                                 "marlin_gemm_fp4_striped",
                                 analytic::Tile{64, 64, 32},
                                 {.m = 128, .n = 512, .k = 2048, .k_parallel = 2}}),
+            0u);
+}
+
+// Runs `request` (a full run) with and without translation; expects the same report and returns
+// the threadgroups translated.
+std::uint64_t expect_same_full_run(const std::string& device_name, KernelRunRequest request) {
+  const model::DeviceSpec device = model::load_device(device_name);
+  request.check = true;
+  request.host_threads = 2;
+  request.translate_alike = false;
+  const KernelRunReport all = run_kernel(device, request);
+  request.translate_alike = true;
+  const KernelRunReport translated = run_kernel(device, request);
+  EXPECT_EQ(translated.timing, all.timing) << request.kernel;
+  EXPECT_EQ(translated.check_error, all.check_error);
+  EXPECT_LT(*translated.check_error, translated.check_bound);
+  EXPECT_EQ(translated.unwritten, 0);
+  EXPECT_EQ(translated.streamed, all.streamed);
+  EXPECT_EQ(all.translated_threadgroups, 0u);
+  EXPECT_EQ(translated.threadgroups, all.threadgroups);
+  return translated.translated_threadgroups;
+}
+
+KernelRunRequest full_request(const std::string& kernel, std::optional<analytic::Tile> tile,
+                              kernels::GemmProblem problem) {
+  KernelRunRequest request;
+  request.kernel = kernel;
+  request.tile = tile;
+  request.problem = problem;
+  return request;
+}
+
+TEST(FullRunTranslation, StreamedAndWholeRunsGiveTheSameReportWithTranslatedThreadgroups) {
+  // m1 (8 cores): 4 x 8 tiles, one wave; streamed (the default) and whole.
+  KernelRunRequest fused = full_request("marlin_gemm_fused_fp4", analytic::Tile{64, 64, 32},
+                                        {.m = 256, .n = 512, .k = 256});
+  // 32 threadgroups: the base, its two neighbours and two checks ran traced.
+  EXPECT_EQ(expect_same_full_run("m1", fused), 27u);
+  fused.stream_traces = false;
+  EXPECT_EQ(expect_same_full_run("m1", fused), 27u);
+  // Ragged M and N: the last row and column run traced (8 x 4 tiles, 7 x 3 alike: 21, of which
+  // the base, its neighbours and two checks are probes).
+  EXPECT_EQ(expect_same_full_run("m1", full_request("marlin_gemm_fp4", analytic::Tile{64, 64, 32},
+                                                    {.m = 200, .n = 500, .k = 256})),
+            16u);
+  EXPECT_GT(
+      expect_same_full_run("m1", full_request("marlin_gemm_fused_u4zp", analytic::Tile{32, 128, 32},
+                                              {.m = 64, .n = 1024, .k = 256})),
+      0u);
+  EXPECT_GT(expect_same_full_run("m1", full_request("matmul_tiled_32x32_f16", std::nullopt,
+                                                    {.m = 128, .n = 128, .k = 128})),
             0u);
 }
 
