@@ -222,47 +222,57 @@ LaunchResult launch(const LaunchSpec& spec) {
   std::atomic<std::uint64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
-  // The probes run first (their traces held for the sink), then every position in order:
-  // a probe is handed on, a copied threadgroup gets its translated traces (and runs untraced
-  // with `execute`), any other runs traced.
+  // Two passes when threadgroups are translated (trace_translation.h): the probes run traced
+  // first, then every position in order; otherwise one pass over every position.
   bool probing = translation.copies();
   std::vector<std::size_t> all_positions(runs);
   std::iota(all_positions.begin(), all_positions.end(), std::size_t{0});
   const std::vector<std::size_t>* pass = probing ? &translation.probes : &all_positions;
+  const auto is_probe = [&](std::size_t i) {
+    return std::binary_search(translation.probes.begin(), translation.probes.end(), i);
+  };
+  // Gives position i its traces: a copied threadgroup by translation (running untraced with
+  // `execute`, else taking the base's counts); a probe in the first pass and any other
+  // threadgroup by running traced. (A probe's second pass only hands it on.)
+  const auto produce = [&](std::size_t i, WorkerState& worker) {
+    const bool copied = !probing && translator && translation.copied[i];
+    if (copied) {
+      if (execute_copies) {
+        ThreadgroupRun run(plan, worker, selected[i], outputs[i], false);
+        run.run();
+      } else {
+        outputs[i].stats = outputs[translation.base].stats;
+      }
+      translator->traces_into(i, worker.spare_traces);
+      outputs[i].traces = std::move(worker.spare_traces);
+      worker.spare_traces.clear();
+      outputs[i].stats.threadgroups_translated = 1;
+    } else if (probing || !is_probe(i)) {
+      // ended before its traces move on: its destructor notes their sizes for the next
+      ThreadgroupRun run(plan, worker, selected[i], outputs[i]);
+      run.run();
+    }
+  };
+  // Puts position i's traces into the sink, or accounts for them.
+  const auto hand_on = [&](std::size_t i, WorkerState& worker) {
+    if (sink != nullptr) {
+      worker.spare_traces = sink->put(selected[i], std::move(outputs[i].traces));
+      outputs[i].traces = {};
+    } else {
+      budget.account(i, outputs[i].traces);
+    }
+  };
   const auto work = [&] {
     const std::uint64_t end = pass->size();
     try {
       std::unique_ptr<WorkerState> worker = worker_cache().acquire(spec.options.fiber_stack_bytes);
       for (std::uint64_t n = next++; n < end; n = next++) {
         const std::size_t i = (*pass)[n];
-        const bool probe =
-            std::binary_search(translation.probes.begin(), translation.probes.end(), i);
-        const bool copied = translator && translation.copied[i];
-        if (copied && execute_copies) {
-          ThreadgroupRun run(plan, *worker, selected[i], outputs[i], false);
-          run.run();
-        } else if (copied) {
-          outputs[i].stats = outputs[translation.base].stats;
-        } else if (!probe || probing) {
-          // ended before its traces move on: its destructor notes their sizes for the next
-          ThreadgroupRun run(plan, *worker, selected[i], outputs[i]);
-          run.run();
-        }
-        if (copied) {
-          translator->traces_into(i, worker->spare_traces);
-          outputs[i].traces = std::move(worker->spare_traces);
-          worker->spare_traces.clear();
-          outputs[i].stats.threadgroups_translated = 1;
-        }
-        if (probing && sink != nullptr) continue;  // handed on in order, after the probes
-        if (probing || !probe || sink != nullptr) {
-          if (sink != nullptr) {
-            worker->spare_traces = sink->put(selected[i], std::move(outputs[i].traces));
-            outputs[i].traces = {};
-          } else {
-            budget.account(i, outputs[i].traces);
-          }
-        }
+        produce(i, *worker);
+        // The sink takes the probes in order, in the second pass; the budget as they ran.
+        const bool held = probing && sink != nullptr;
+        const bool accounted = !probing && sink == nullptr && is_probe(i);
+        if (!held && !accounted) hand_on(i, *worker);
       }
       worker->spare_traces.clear();  // the cache keeps workers, not their last launch's traces
       worker_cache().release(std::move(worker));

@@ -23,7 +23,7 @@ class BufferShifts {
   std::uint32_t of(std::uint16_t buffer) const;
   // Records buffer's shift; false if it already has a different one.
   bool set(std::uint16_t buffer, std::uint32_t shift);
-  // This shift times n plus other's times m, per buffer.
+  // a's shifts times n plus b's times m, per buffer.
   static BufferShifts combine(const BufferShifts& a, std::uint32_t n, const BufferShifts& b,
                               std::uint32_t m);
 
