@@ -139,8 +139,6 @@ sim::DeviceLimits engine_limits(const model::DeviceSpec& device) {
           static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
 }
 
-// The engine's run of every threadgroup at the full K, then the timing model's replay of its
-// whole traces (with --trace, recorded into the Chrome trace).
 // A full run's engine options: every threadgroup runs, and the alike ones' traces come by
 // translation (alike_threadgroups(), sampling.h; the same traces) unless the request says not.
 sim::LaunchOptions full_run_engine_options(const KernelRunRequest& request,
@@ -153,6 +151,8 @@ sim::LaunchOptions full_run_engine_options(const KernelRunRequest& request,
   return options;
 }
 
+// The engine's run of every threadgroup at the full K, then the timing model's replay of its
+// whole traces (with --trace, recorded into the Chrome trace).
 kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunRequest& request,
                            const kernels::GemmOperands& operands, std::ofstream& trace_file,
                            KernelRunReport& report) {
