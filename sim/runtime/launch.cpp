@@ -195,9 +195,7 @@ LaunchResult launch(const LaunchSpec& spec) {
   selected.reserve(slice.x == 0 ? count : slice.count);
   const Dim3& g = spec.threadgroups;
   for (std::uint64_t i = 0; i < count; ++i) {
-    const auto x = static_cast<std::uint32_t>(i % g.x);
-    const auto y = static_cast<std::uint32_t>((i / g.x) % g.y);
-    const auto z = static_cast<std::uint32_t>(i / (std::uint64_t{g.x} * g.y));
+    const auto [x, y, z] = threadgroup_position(i, g);
     if (slice.runs(i, x, y, z)) selected.push_back(static_cast<std::uint32_t>(i));
   }
   const std::uint64_t runs = selected.size();

@@ -31,6 +31,13 @@ struct Dim3 {
   std::uint64_t volume() const { return std::uint64_t{x} * y * z; }
 };
 
+// The position (x, y, z) of the threadgroup of linear index `linear` (x fastest) in `grid`.
+inline std::array<std::uint32_t, 3> threadgroup_position(std::uint64_t linear, Dim3 grid) {
+  return {static_cast<std::uint32_t>(linear % grid.x),
+          static_cast<std::uint32_t>((linear / grid.x) % grid.y),
+          static_cast<std::uint32_t>(linear / (std::uint64_t{grid.x} * grid.y))};
+}
+
 // The device's API limits, passed as plain numbers by the caller (from its DeviceSpec).
 struct DeviceLimits {
   std::uint32_t max_threads_per_threadgroup = 0;

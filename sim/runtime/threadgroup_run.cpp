@@ -48,7 +48,7 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
     : plan_(plan), worker_(worker), out_(out) {
   const LaunchSpec& spec = *plan.spec;
   const Dim3& g = spec.threadgroups;
-  position_ = {linear_index % g.x, (linear_index / g.x) % g.y, linear_index / (g.x * g.y)};
+  position_ = threadgroup_position(linear_index, g);
   tracing_ = spec.options.trace && trace;
   checking_ = spec.options.check_threadgroup_memory;
   fibers_ = plan.kernel->synchronizes;

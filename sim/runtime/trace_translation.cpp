@@ -119,13 +119,13 @@ TranslationPlan plan_translation(const std::vector<std::uint32_t>& selected, Dim
   TranslationPlan plan;
   plan.copied.assign(selected.size(), false);
   const auto is_alike = [&](std::uint32_t linear) {
-    const auto p = position_of(linear, grid);
+    const auto p = threadgroup_position(linear, grid);
     return p[0] < alike.x && p[1] < alike.y && p[2] == 0;
   };
   const auto first_alike = std::find_if(selected.begin(), selected.end(), is_alike);
   if (alike.x == 0 || grid.z != 1 || first_alike == selected.end()) return plan;
   plan.base = static_cast<std::size_t>(first_alike - selected.begin());
-  const auto b = position_of(selected[plan.base], grid);
+  const auto b = threadgroup_position(selected[plan.base], grid);
   // The position in `selected` of the alike threadgroup at (x, y), if selected.
   const auto find = [&](std::uint32_t x, std::uint32_t y) -> std::optional<std::size_t> {
     if (x >= alike.x || y >= alike.y) return std::nullopt;
@@ -138,7 +138,7 @@ TranslationPlan plan_translation(const std::vector<std::uint32_t>& selected, Dim
   plan.along_y = find(b[0], b[1] + 1);
   std::vector<std::size_t> candidates;
   for (std::size_t i = 0; i < selected.size(); ++i) {
-    const auto p = position_of(selected[i], grid);
+    const auto p = threadgroup_position(selected[i], grid);
     const bool reachable = is_alike(selected[i]) && p[0] >= b[0] && p[1] >= b[1] &&
                            (p[0] == b[0] || plan.along_x) && (p[1] == b[1] || plan.along_y);
     const bool probe = i == plan.base || i == plan.along_x || i == plan.along_y;
@@ -166,7 +166,7 @@ TranslationPlan plan_translation(const std::vector<std::uint32_t>& selected, Dim
 }
 
 void Translator::traces_into(std::size_t position, std::vector<SimdgroupTrace>& out) const {
-  const auto p = position_of((*selected_)[position], grid_);
+  const auto p = threadgroup_position((*selected_)[position], grid_);
   translate_traces_into(
       base_, BufferShifts::combine(dx_, p[0] - base_position_[0], dy_, p[1] - base_position_[1]), p,
       out);

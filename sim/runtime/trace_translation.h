@@ -98,17 +98,12 @@ class Translator {
   BufferShifts dy_;
 };
 
-// The position (x, y, z) of a grid's linear threadgroup index.
-inline std::array<std::uint32_t, 3> position_of(std::uint32_t linear, Dim3 grid) {
-  return {linear % grid.x, (linear / grid.x) % grid.y, linear / (grid.x * grid.y)};
-}
-
 template <class ProbeTraces>
 std::optional<Translator> Translator::make(const TranslationPlan& plan,
                                            const std::vector<std::uint32_t>& selected, Dim3 grid,
                                            ProbeTraces&& probe_traces) {
   const std::vector<SimdgroupTrace>& base = probe_traces(plan.base);
-  Translator t(base, position_of(selected[plan.base], grid), selected, grid);
+  Translator t(base, threadgroup_position(selected[plan.base], grid), selected, grid);
   if (plan.along_x) {
     std::optional<BufferShifts> s = trace_shift(base, probe_traces(*plan.along_x));
     if (!s) return std::nullopt;

@@ -139,6 +139,16 @@ sim::DeviceLimits engine_limits(const model::DeviceSpec& device) {
           static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
 }
 
+// Adds the threadgroups of a run's dispatches, and those whose traces the engine built by
+// translation, to the two counts.
+void add_threadgroup_counts(const kernels::GemmRun& run, std::uint64_t& threadgroups,
+                            std::uint64_t& translated) {
+  for (const kernels::GemmDispatch& d : run.dispatches) {
+    threadgroups += d.result.stats.threadgroups;
+    translated += d.result.stats.threadgroups_translated;
+  }
+}
+
 // A full run's engine options: every threadgroup runs, and the alike ones' traces come by
 // translation (alike_threadgroups(), sampling.h; the same traces) unless the request says not.
 sim::LaunchOptions full_run_engine_options(const KernelRunRequest& request,
@@ -295,10 +305,7 @@ void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
   const kernels::GemmRun run = stream ? run_streamed(device, request, in.operands, report)
                                       : run_whole(device, request, in.operands, trace_file, report);
   report.unwritten = kernels::count_poisoned(run.c);
-  for (const kernels::GemmDispatch& d : run.dispatches) {
-    report.threadgroups += d.result.stats.threadgroups;
-    report.translated_threadgroups += d.result.stats.threadgroups_translated;
-  }
+  add_threadgroup_counts(run, report.threadgroups, report.translated_threadgroups);
   if (request.check) {
     if (format.kind != kernels::WeightFormatKind::kFp16) in.dense = kernels::dequantize(in.packed);
     const std::vector<double> reference =
@@ -450,10 +457,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     kernels::GemmRun run =
         kernels::run_gemm(report.kernel, q, in.operands, engine_limits(device), options);
     report.functional_seconds += seconds_since(functional_start);
-    for (const kernels::GemmDispatch& d : run.dispatches) {
-      translated += d.result.stats.threadgroups_translated;
-      simulated_threadgroups += d.result.stats.threadgroups;
-    }
+    add_threadgroup_counts(run, simulated_threadgroups, translated);
     const std::vector<DispatchReport> dispatches = describe_dispatches(device, run);
     if (i == 0) report.dispatches = dispatches;
 
