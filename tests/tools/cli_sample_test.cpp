@@ -177,6 +177,49 @@ TEST(CliSample, ReportsADramBoundReplay) {
             std::string::npos);
 }
 
+// A sampled run's replays take the run's host threads once nothing is left to dispatch; the
+// results are those of one thread. Two launches that replay more than once: a whole grid whose
+// samples replay again with the L2 in proportion (the m1 launch above, one wave), and the decode
+// launch of the DRAM-bound tests above sliced to two cores, one threadgroup each, whose samples
+// replay again with the slice's share of the bandwidth.
+TEST(CliSample, ReplaysOnTheHostThreadsGiveTheResultsOfOne) {
+  KernelRunRequest whole;
+  whole.kernel = "marlin_gemm_fp4";
+  whole.tile = analytic::Tile{64, 64, 32};
+  whole.problem = {.m = 128, .n = 1024, .k = 4096};
+  whole.sample = true;
+  KernelRunRequest slice;
+  slice.kernel = "marlin_gemm_fused_fp4";
+  slice.tile = analytic::Tile{64, 64, 32};
+  slice.problem = {.m = 16, .n = 2048, .k = 4096};
+  slice.sample = true;
+  slice.sample_cores = 2;
+  model::DeviceSpec slow = model::load_device("m4max");
+  slow.memory.dram_bandwidth_bytes_per_s = 4e9;
+  const std::vector<std::pair<model::DeviceSpec, KernelRunRequest>> runs{
+      {model::load_device("m1"), whole}, {slow, slice}};
+  for (const auto& [device, request] : runs) {
+    KernelRunRequest one = request;
+    one.host_threads = 1;
+    KernelRunRequest two = request;
+    two.host_threads = 2;
+    const KernelRunReport a = run_kernel(device, one);
+    const KernelRunReport b = run_kernel(device, two);
+    ASSERT_TRUE(a.sampling.has_value() && b.sampling.has_value());
+    EXPECT_EQ(a.timing, b.timing) << request.kernel;
+    EXPECT_EQ(a.sampling->l2_bytes, b.sampling->l2_bytes);
+    EXPECT_EQ(a.sampling->dram_share, b.sampling->dram_share);
+    EXPECT_EQ(a.timing.parallel_windows, 0);
+    EXPECT_GT(b.timing.parallel_windows, 0) << request.kernel;
+  }
+  // Each launch took the path it is here for.
+  const KernelRunReport w = run_kernel(model::load_device("m1"), whole);
+  EXPECT_LT(w.sampling->l2_bytes.front(), w.sampling->device_l2_bytes);
+  const KernelRunReport s = run_kernel(slow, slice);
+  EXPECT_EQ(s.sampling->cores, 2);
+  EXPECT_LT(s.sampling->dram_share, 1.0);
+}
+
 TEST(CliSample, RefusesWhatNeedsTheFullRun) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "1", "--n",

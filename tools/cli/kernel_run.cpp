@@ -127,8 +127,9 @@ sim::LaunchOptions engine_options(const KernelRunRequest& request) {
   return options;
 }
 
-// A full run's replay uses the host threads the engine had, once the engine is done.
-timing::TimingOptions full_run_timing_options(const KernelRunRequest& request) {
+// A replay uses the run's host threads once nothing is left to dispatch (a full run's after
+// its engine is done; each sample's of a sampled run, beside the others).
+timing::TimingOptions replay_timing_options(const KernelRunRequest& request) {
   timing::TimingOptions options;
   options.replay_threads = static_cast<int>(std::max(1U, request.host_threads));
   return options;
@@ -186,7 +187,7 @@ kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunReque
     }
   }
   const Clock::time_point timing_start = Clock::now();
-  report.timing = timing::GpuTimingModel(device, full_run_timing_options(request))
+  report.timing = timing::GpuTimingModel(device, replay_timing_options(request))
                       .run(inputs, trace ? &*trace : nullptr);
   report.timing_seconds = seconds_since(timing_start);
   if (trace) {
@@ -263,7 +264,7 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
       const timing::LaunchInput input{.stream = &stream,
                                       .resident_threadgroups_per_core = resident,
                                       .useful_flops = report.useful_flops};
-      return timing::GpuTimingModel(device, full_run_timing_options(request)).run(input);
+      return timing::GpuTimingModel(device, replay_timing_options(request)).run(input);
     } catch (...) {
       stream.abort();  // the engine stops at its next threadgroup
       throw;
@@ -362,7 +363,7 @@ struct PendingTiming {
 
 // Replays `job` on `device` on a thread of its own; `job` must outlive the future.
 std::future<timing::TimingResult> replay_async(const PendingTiming& job, model::DeviceSpec device,
-                                               timing::TimingOptions options = {}) {
+                                               timing::TimingOptions options) {
   return std::async(std::launch::async, [&job, device = std::move(device), options] {
     return timing::GpuTimingModel(device, options).run(job.inputs, nullptr);
   });
@@ -371,10 +372,11 @@ std::future<timing::TimingResult> replay_async(const PendingTiming& job, model::
 // Replays every pending run on the device `device_for` gives it, each on its own thread.
 template <class DeviceFor>
 std::vector<timing::TimingResult> replay_all(
-    const std::vector<std::unique_ptr<PendingTiming>>& pending, DeviceFor device_for) {
+    const std::vector<std::unique_ptr<PendingTiming>>& pending, DeviceFor device_for,
+    const timing::TimingOptions& options) {
   std::vector<std::future<timing::TimingResult>> timed;
   for (const std::unique_ptr<PendingTiming>& job : pending) {
-    timed.push_back(replay_async(*job, device_for(*job)));
+    timed.push_back(replay_async(*job, device_for(*job), options));
   }
   std::vector<timing::TimingResult> runs;
   for (std::future<timing::TimingResult>& result : timed) runs.push_back(result.get());
@@ -424,7 +426,11 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   // run's L2 misses many more lines (sample_l2.h). Slices keep all of it (docs/sampling.md,
   // "The L2's capacity").
   const bool l2_checked = !sliced && samples == 2;
-  timing::TimingOptions replay_options;
+  // Each sample's replay runs its cores on the host threads once nothing is left to dispatch
+  // (a whole grid of one wave: from its start); a slice of one core stays on one thread. Only
+  // the first replay records reuse distances, not the replays again below.
+  const timing::TimingOptions replay_again = replay_timing_options(request);
+  timing::TimingOptions replay_options = replay_again;
   replay_options.l2_reuse_distances = l2_checked;
   double work = 0;
   std::uint64_t translated = 0;  // threadgroups whose traces were built by translation
@@ -482,7 +488,8 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
       for (std::size_t i = 0; i < samples; ++i) {
         pending[i]->l2_bytes = sample_l2_bytes(device.memory.l2, plan.k_values[i], p.k);
       }
-      runs = replay_all(pending, [&](const PendingTiming& job) { return device_for(job, false); });
+      runs = replay_all(
+          pending, [&](const PendingTiming& job) { return device_for(job, false); }, replay_again);
     }
   }
   const SampledLaunches& last = pending.back()->launches;
@@ -492,7 +499,8 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     for (const std::unique_ptr<PendingTiming>& job : pending) {
       job->launches.set_bytes_share(device.memory.l1.line_bytes);
     }
-    runs = replay_all(pending, [&](const PendingTiming& job) { return device_for(job, true); });
+    runs = replay_all(
+        pending, [&](const PendingTiming& job) { return device_for(job, true); }, replay_again);
   }
   std::int64_t simulated = 0;
   for (const timing::TimingResult& run : runs) simulated += run.instructions;
