@@ -229,12 +229,21 @@ LaunchResult launch(const LaunchSpec& spec) {
   const auto is_probe = [&](std::size_t i) {
     return std::binary_search(translation.probes.begin(), translation.probes.end(), i);
   };
+  // With a sink, the probes whose traces are their translation (all of them, once the
+  // translator agrees) drop those traces after the first pass and rebuild them at their turn,
+  // so the run holds the translator's copy of the base's traces rather than every probe's.
+  std::vector<bool> rebuilt(runs, false);
   // Gives position i its traces: a copied threadgroup by translation (running untraced with
   // `execute`, else taking the base's counts); a probe in the first pass and any other
-  // threadgroup by running traced. (A probe's second pass only hands it on.)
+  // threadgroup by running traced. (A probe's second pass only hands it on, its traces rebuilt
+  // if they were dropped.)
   const auto produce = [&](std::size_t i, WorkerState& worker) {
     const bool copied = !probing && translator && translation.copied[i];
-    if (copied) {
+    if (!probing && rebuilt[i]) {
+      translator->traces_into(i, worker.spare_traces);
+      outputs[i].traces = std::move(worker.spare_traces);
+      worker.spare_traces.clear();
+    } else if (copied) {
       if (execute_copies) {
         ThreadgroupRun run(plan, worker, selected[i], outputs[i], false);
         run.run();
@@ -311,6 +320,13 @@ LaunchResult launch(const LaunchSpec& spec) {
       translator = Translator::make(
           translation, selected, spec.threadgroups,
           [&](std::size_t i) -> const std::vector<SimdgroupTrace>& { return outputs[i].traces; });
+    }
+    if (translator && sink != nullptr) {
+      for (const std::size_t i : translation.probes) {
+        if (translator->traces_of(i) != outputs[i].traces) continue;
+        rebuilt[i] = true;
+        outputs[i].traces = {};
+      }
     }
     probing = false;
   }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "tests/sim/sim_test_util.h"
@@ -132,7 +134,8 @@ struct TiledRun {
 
 // test_matmul_tiled16 on an m x n x k problem (16 x 16 tiles), with `alike` threadgroups; A and
 // B hold small integers that differ from element to element, so each tile's output differs.
-TiledRun run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_threads) {
+TiledRun run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_threads,
+                   ThreadgroupTraceSink* sink = nullptr) {
   std::vector<_Float16> a(static_cast<std::size_t>(p.m) * p.k);
   std::vector<_Float16> b(static_cast<std::size_t>(p.k) * p.n);
   std::vector<_Float16> c(static_cast<std::size_t>(p.m) * p.n, static_cast<_Float16>(-1.0f));
@@ -147,6 +150,7 @@ TiledRun run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_thread
   s.buffers[3] = buffer(p);
   s.options.alike = alike;
   s.options.host_threads = host_threads;
+  s.options.trace_sink = sink;
   TiledRun run{launch(s), {}};
   for (const _Float16 v : c) run.c.push_back(static_cast<float>(v));
   return run;
@@ -180,6 +184,48 @@ TEST(TraceTranslation, ExecutedCopiesWriteTheirOutputUntraced) {
   // They ran: their own counts, not copies of the base's.
   EXPECT_EQ(translated.result.stats.alu_lane_ops, all.result.stats.alu_lane_ops);
   EXPECT_EQ(translated.result.stats.threads, all.result.stats.threads);
+}
+
+// Keeps the traces it is given, by threadgroup, and how many times each was put.
+class KeepingSink final : public ThreadgroupTraceSink {
+ public:
+  void begin_launch(const LaunchHeader&) override {}
+  std::vector<SimdgroupTrace> put(std::uint32_t threadgroup,
+                                  std::vector<SimdgroupTrace> traces) override {
+    std::lock_guard lock(mutex_);
+    ++puts[threadgroup];
+    traces_of[threadgroup] = std::move(traces);
+    return {};
+  }
+  void abort() noexcept override {}
+  std::vector<SimdgroupTrace> in_threadgroup_order() const {
+    std::vector<SimdgroupTrace> out;
+    for (const auto& [threadgroup, traces] : traces_of)
+      out.insert(out.end(), traces.begin(), traces.end());
+    return out;
+  }
+
+  std::map<std::uint32_t, int> puts;
+  std::map<std::uint32_t, std::vector<SimdgroupTrace>> traces_of;
+
+ private:
+  std::mutex mutex_;
+};
+
+TEST(TraceTranslation, ASinkGetsTheTracesOfRunningThemAll) {
+  // Executed copies, as a streamed full run has them: the probes' traces are dropped after the
+  // first pass and rebuilt by translation at their turn, the copies' built at theirs.
+  const MatmulParams p{48, 64, 40};
+  const TiledRun all = run_tiled(p, {}, 1);
+  for (const unsigned threads : {1U, 2U}) {
+    KeepingSink sink;
+    const TiledRun streamed = run_tiled(p, {4, 3, true}, threads, &sink);
+    ASSERT_EQ(sink.puts.size(), 12u);
+    for (const auto& [threadgroup, count] : sink.puts) EXPECT_EQ(count, 1) << threadgroup;
+    EXPECT_EQ(sink.in_threadgroup_order(), all.result.trace.simdgroups);
+    EXPECT_EQ(streamed.c, all.c);
+    EXPECT_EQ(streamed.result.stats.threadgroups_translated, 7u);
+  }
 }
 
 TEST(TraceTranslation, ThreadgroupsThatAreNotAlikeAllRun) {
