@@ -1,19 +1,18 @@
 // The pieces of sampled simulation (tools/cli/sampling.h), each against values worked out by
 // hand: the K unit and the sampled lengths, the slice's block, the scaled device, the DRAM
 // saturation test, the renumbered traces, the distinct-byte count and the extrapolation.
-#include "tools/cli/sample_l2.h"
 #include "tools/cli/sampling.h"
 
 #include <gtest/gtest.h>
 
-#include <array>
-
 #include <algorithm>
+#include <array>
 #include <utility>
 #include <vector>
 
 #include "kernels/launch/kernel_catalog.h"
 #include "model/device/profile_loader.h"
+#include "tools/cli/sample_l2.h"
 
 namespace marlin::cli {
 namespace {
@@ -166,6 +165,30 @@ TEST(Sampling, PreciseSamplingRunsGridsUpTo512WholeWithKSamplesFourApart) {
   EXPECT_EQ(threadgroups_in_slice(precise.slice, {64, 9, 1}), 15);
   EXPECT_EQ(precise.slice.x, fast.slice.x);
   EXPECT_EQ(precise.k_values, fast.k_values);
+}
+
+TEST(Sampling, GridsOfUpTo128WithSeveralPerCoreRunWholeOnSmallDevices) {
+  // m1 has 8 cores: 512 x 1024 in 64x64 tiles is 8 x 16 = 128 threadgroups, 16 on the busiest
+  // core, and runs whole; 576 x 1024 (9 x 16 = 144) is sliced to ceil(144 / 8) = 18.
+  const model::DeviceSpec m1 = model::load_device("m1");
+  const auto plan = [&](const model::DeviceSpec& device, std::int64_t m, std::int64_t n) {
+    const kernels::GemmProblem p{.m = m, .n = n, .k = 2048};
+    return plan_sampling(device, fused_64x64x32(), p, 128, main_grid(fused_64x64x32(), p), 1);
+  };
+  SamplingPlan whole = plan(m1, 512, 1024);
+  EXPECT_EQ(whole.slice.x, 0u);
+  EXPECT_EQ(whole.cores, 8);
+  const SamplingPlan sliced = plan(m1, 576, 1024);
+  EXPECT_EQ(sliced.cores, 1);
+  EXPECT_EQ(threadgroups_in_slice(sliced.slice, {16, 9, 1}), 18);
+  // m4pro-16c: 256 x 2048 is 4 x 32 = 128 threadgroups, 8 per core: whole.
+  whole = plan(model::load_device("m4pro-16c"), 256, 2048);
+  EXPECT_EQ(whole.slice.x, 0u);
+  EXPECT_EQ(whole.cores, 16);
+  // A grid of no more threadgroups than cores keeps its slice of one (decode rows): 8 x 1 on m1.
+  const SamplingPlan decode = plan(m1, 16, 512);
+  EXPECT_EQ(decode.cores, 1);
+  EXPECT_EQ(threadgroups_in_slice(decode.slice, {8, 1, 1}), 1);
 }
 
 TEST(Sampling, GridsWithManyRaggedEdgeThreadgroupsAreNotSliced) {

@@ -21,14 +21,14 @@ constexpr std::int64_t kSteadySteps = 8;
 // ragged edge of the grid.
 constexpr double kMaxEdgeShare = 0.1;
 
-// The fewest threadgroups on the busiest core for a slice of several per core: with 2 to 7,
-// the slice's few threadgroups share lines among themselves rather than with the rest of the
-// grid as the full launch's do, and the slice came out 2.6% to 6.8% off on the shapes of
-// docs/sampling.md, where simulating every threadgroup (K sampled only) was within 1%.
-// Such grids are simulated whole when they have at most kMaxWholeGrid threadgroups, whose
-// four-step K samples are about the work of the 4096^3 slice (103 threadgroups); larger ones
-// keep the slice, for the selection sweep's time.
-constexpr std::int64_t kMinSlicedPerCore = 8;
+// Grids of several threadgroups per core are simulated whole when they have at most this
+// many: a slice's few threadgroups share lines among themselves rather than with the rest of
+// the grid as the full launch's do. On m4max (2 to 4 per core) the slices came out 2.6% to
+// 6.8% off where the whole grid, K sampled, was within 1%; on 8- and 16-core devices (8 to 16
+// per core, twelve shapes) up to 11.7% off (mean 3.5%), the whole grid up to 5.4% (mean 1.5%)
+// (docs/sampling.md).
+// The whole grid's four-step K samples are about the work of the 4096^3 slice (103
+// threadgroups); larger grids keep the slice, for the selection sweep's time.
 constexpr std::int64_t kMaxWholeGrid = 128;
 
 // Ops with accesses to device or constant memory (a memory op's kind is its Space).
@@ -115,8 +115,7 @@ SamplingPlan plan_sampling(const model::DeviceSpec& device, const kernels::GemmK
   // With one threadgroup per core, the slice is `plan.cores` threadgroups of a tiled grid,
   // alike; the striped kernel's first threadgroups take more of the work than the others.
   if (grid.z != 1 || count >= total || (striped && total <= cores) ||
-      (precise && total <= kPreciseWholeGrid) ||
-      (per_core > 1 && per_core < kMinSlicedPerCore && total <= kMaxWholeGrid) ||
+      (precise && total <= kPreciseWholeGrid) || (per_core > 1 && total <= kMaxWholeGrid) ||
       differing_edge_share(kernel, problem, grid) > kMaxEdgeShare) {
     plan.cores = device.gpu.cores;
   } else if (striped) {
