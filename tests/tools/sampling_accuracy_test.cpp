@@ -110,7 +110,7 @@ INSTANTIATE_TEST_SUITE_P(
         Shape{"m4max", "marlin_gemm_fused_u4zp", analytic::Tile{32, 128, 32}, 8, 1024, 2048},
         // Ragged M and N over several threadgroups per core (too ragged to slice: K sampled).
         Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 200, 320, 1024},
-        // Ragged N on a grid large enough to slice.
+        // Ragged N on one row of 63 threadgroups, 8 per core (run whole, K sampled).
         Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 16, 4000, 1024},
         // Double-buffered kernel, the whole grid resident at once.
         Shape{"m4max", "marlin_gemm_fp4", k64x64x32, 128, 1024, 1024},
