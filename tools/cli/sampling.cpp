@@ -25,10 +25,9 @@ constexpr double kMaxEdgeShare = 0.1;
 // many: a slice's few threadgroups share lines among themselves rather than with the rest of
 // the grid as the full launch's do. On m4max (2 to 4 per core) the slices came out 2.6% to
 // 6.8% off where the whole grid, K sampled, was within 1%; on 8- and 16-core devices (8 to 16
-// per core, twelve shapes) up to 11.7% off (mean 3.5%), the whole grid up to 5.4% (mean 1.5%)
-// (docs/sampling.md).
-// The whole grid's four-step K samples are about the work of the 4096^3 slice (103
-// threadgroups); larger grids keep the slice, for the selection sweep's time.
+// per core, twelve shapes) up to 11.7% off (mean 3.5%), the whole grid up to 5.4% (mean 1.5%;
+// docs/sampling.md). The whole grid's four-step K samples are about the work of the 4096^3
+// slice (103 threadgroups); larger grids keep the slice, for the selection sweep's time.
 constexpr std::int64_t kMaxWholeGrid = 128;
 
 // Ops with accesses to device or constant memory (a memory op's kind is its Space).
