@@ -119,7 +119,11 @@ INSTANTIATE_TEST_SUITE_P(
         // A classic FP16 matmul.
         Shape{"m4pro-16c", "matmul_tiled_32x32_f16", std::nullopt, 128, 256, 1024},
         // More threadgroups than slots: two waves, the last one partial.
-        Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 512, 960, 1024}));
+        Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 512, 960, 1024},
+        // The same sliced (over 128 threadgroups): ragged N on one row of 141, and 9 x 15; both
+        // two waves, the last partial.
+        Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 16, 9000, 1024},
+        Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 576, 960, 1024}));
 
 }  // namespace
 }  // namespace marlin::cli

@@ -19,10 +19,11 @@ struct Case {
   kernels::GemmProblem problem;
   int sample_cores = 1;
   SamplePrecision precision = SamplePrecision::kFast;
+  int simulated_cores = 0;  // the cores the sampled run simulates, checked when not 0
 };
 
-// Runs `c` sampled with and without translation; expects the same timing and returns the
-// threadgroups translated.
+// Runs `c` sampled with and without translation; expects the same timing (and the cores it
+// names) and returns the threadgroups translated.
 std::uint64_t expect_same_timing(const Case& c) {
   const model::DeviceSpec device = model::load_device(c.device);
   KernelRunRequest request;
@@ -40,41 +41,58 @@ std::uint64_t expect_same_timing(const Case& c) {
   EXPECT_EQ(translated.timing, all.timing) << c.kernel;
   EXPECT_EQ(all.sampling->translated_threadgroups, 0u);
   EXPECT_EQ(translated.sampling->simulated_threadgroups, all.sampling->simulated_threadgroups);
+  if (c.simulated_cores != 0) {
+    EXPECT_EQ(translated.sampling->cores, c.simulated_cores) << c.kernel;
+  }
   return translated.sampling->translated_threadgroups;
 }
 
 TEST(SampledTranslation, SlicesGiveTheSameTimingWithTranslatedThreadgroups) {
-  // m1 (8 cores): 512 x 512 with 64x64 tiles is 64 threadgroups, a slice of 8 on one core (a
-  // 3 x 3 block's first 8), at K = 128 and 256 of 1024.
-  EXPECT_GT(expect_same_timing({"m1",
-                                "marlin_gemm_fused_fp4",
-                                analytic::Tile{64, 64, 32},
-                                {.m = 512, .n = 512, .k = 1024}}),
+  // m1 (8 cores): 768 x 768 with 64x64 tiles is 144 threadgroups (over 128, so sliced), a
+  // slice of 18 on one core, at K = 128 and 256 of 1024.
+  EXPECT_GT(expect_same_timing({.device = "m1",
+                                .kernel = "marlin_gemm_fused_fp4",
+                                .tile = analytic::Tile{64, 64, 32},
+                                .problem = {.m = 768, .n = 768, .k = 1024},
+                                .simulated_cores = 1}),
             0u);
   // Two cores' slice, the double-buffered kernel.
-  EXPECT_GT(expect_same_timing({"m1",
-                                "marlin_gemm_fp4",
-                                analytic::Tile{64, 64, 32},
-                                {.m = 512, .n = 512, .k = 1024},
-                                2}),
+  EXPECT_GT(expect_same_timing({.device = "m1",
+                                .kernel = "marlin_gemm_fp4",
+                                .tile = analytic::Tile{64, 64, 32},
+                                .problem = {.m = 768, .n = 768, .k = 1024},
+                                .sample_cores = 2,
+                                .simulated_cores = 2}),
             0u);
-  // Zero points, and the classic tiled kernel.
-  EXPECT_GT(expect_same_timing({"m1",
-                                "marlin_gemm_fused_u4zp",
-                                analytic::Tile{32, 128, 32},
-                                {.m = 256, .n = 1024, .k = 1024}}),
+  // Zero points (20 x 8 threadgroups), and the classic tiled kernel (12 x 16).
+  EXPECT_GT(expect_same_timing({.device = "m1",
+                                .kernel = "marlin_gemm_fused_u4zp",
+                                .tile = analytic::Tile{32, 128, 32},
+                                .problem = {.m = 640, .n = 1024, .k = 1024},
+                                .simulated_cores = 1}),
             0u);
-  EXPECT_GT(expect_same_timing(
-                {"m1", "matmul_tiled_32x32_f16", std::nullopt, {.m = 256, .n = 512, .k = 512}}),
+  EXPECT_GT(expect_same_timing({.device = "m1",
+                                .kernel = "matmul_tiled_32x32_f16",
+                                .tile = std::nullopt,
+                                .problem = {.m = 384, .n = 512, .k = 512},
+                                .simulated_cores = 1}),
             0u);
 }
 
 TEST(SampledTranslation, RaggedEdgesAndWholeGridsGiveTheSameTiming) {
-  // Ragged M and N (a few threadgroups on the edge); the slice's block reaches neither edge.
-  EXPECT_GT(expect_same_timing({"m1",
-                                "marlin_gemm_fused_fp4",
-                                analytic::Tile{64, 64, 32},
-                                {.m = 500, .n = 1000, .k = 1024}}),
+  // Ragged M and N: 24 x 24 threadgroups, 47 on an edge (under 10%), sliced to 72 in a block
+  // that reaches neither edge; and 8 x 16, 23 on an edge, simulated whole.
+  EXPECT_GT(expect_same_timing({.device = "m1",
+                                .kernel = "marlin_gemm_fused_fp4",
+                                .tile = analytic::Tile{64, 64, 32},
+                                .problem = {.m = 1500, .n = 1500, .k = 1024},
+                                .simulated_cores = 1}),
+            0u);
+  EXPECT_GT(expect_same_timing({.device = "m1",
+                                .kernel = "marlin_gemm_fused_fp4",
+                                .tile = analytic::Tile{64, 64, 32},
+                                .problem = {.m = 500, .n = 1000, .k = 1024},
+                                .simulated_cores = 8}),
             0u);
   // A decode row simulated whole: one ragged row of alike threadgroups but the last column.
   EXPECT_GT(expect_same_timing({"m4pro-16c",
