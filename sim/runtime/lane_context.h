@@ -116,7 +116,10 @@ struct LaneContext {
   AluWork alu;
   std::uint32_t segment = 1;
   AluKind last_alu = AluKind::kCount;  // kind of the newest counted instruction
-  std::int32_t last_collective = -1;   // trace index of the lane's newest resolved collective
+  // False in a threadgroup whose traces and counts are those of another (a translated copy
+  // that runs for its results): the shim's hooks then count nothing and tag nothing.
+  bool counting = true;
+  std::int32_t last_collective = -1;  // trace index of the lane's newest resolved collective
   // Lane-local allocator of simdgroup_matrix slots (bit i set = slot i in use).
   std::array<std::uint64_t, 4> matrix_slots_used{};
 
@@ -131,7 +134,7 @@ extern constinit thread_local LaneContext* current_lane;
 #define MARLIN_HOOK [[gnu::always_inline]] inline
 
 MARLIN_HOOK void count_alu(AluKind kind, std::uint32_t n = 1) {
-  if (LaneContext* lane = current_lane) {
+  if (LaneContext* lane = current_lane; lane != nullptr && lane->counting) {
     lane->alu.count[static_cast<std::size_t>(kind)] += n;
     lane->alu.kinds |= 1u << static_cast<std::uint32_t>(kind);
     lane->last_alu = kind;

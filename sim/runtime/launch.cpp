@@ -233,10 +233,10 @@ LaunchResult launch(const LaunchSpec& spec) {
   // translator agrees) drop those traces after the first pass and rebuild them at their turn,
   // so the run holds the translator's copy of the base's traces rather than every probe's.
   std::vector<bool> rebuilt(runs, false);
-  // Gives position i its traces: a copied threadgroup by translation (running untraced with
-  // `execute`, else taking the base's counts); a probe in the first pass and any other
-  // threadgroup by running traced. (A probe's second pass only hands it on, its traces rebuilt
-  // if they were dropped.)
+  // Gives position i its traces: a copied threadgroup by translation (running as a copy with
+  // `execute`, for its results, else taking the base's stats; its ALU counts are the base's
+  // either way); a probe in the first pass and any other threadgroup by running traced. (A
+  // probe's second pass only hands it on, its traces rebuilt if they were dropped.)
   const auto produce = [&](std::size_t i, WorkerState& worker) {
     const bool copied = !probing && translator && translation.copied[i];
     if (!probing && rebuilt[i]) {
@@ -245,8 +245,9 @@ LaunchResult launch(const LaunchSpec& spec) {
       worker.spare_traces.clear();
     } else if (copied) {
       if (execute_copies) {
-        ThreadgroupRun run(plan, worker, selected[i], outputs[i], false);
+        ThreadgroupRun run(plan, worker, selected[i], outputs[i], ThreadgroupRole::kCopy);
         run.run();
+        outputs[i].stats.alu_lane_ops = outputs[translation.base].stats.alu_lane_ops;
       } else {
         outputs[i].stats = outputs[translation.base].stats;
       }

@@ -44,12 +44,14 @@ bool site_before(const std::source_location& a, const std::source_location& b) {
 }  // namespace
 
 ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
-                               std::uint32_t linear_index, ThreadgroupOutput& out, bool trace)
+                               std::uint32_t linear_index, ThreadgroupOutput& out,
+                               ThreadgroupRole role)
     : plan_(plan), worker_(worker), out_(out) {
   const LaunchSpec& spec = *plan.spec;
   const Dim3& g = spec.threadgroups;
   position_ = threadgroup_position(linear_index, g);
-  tracing_ = spec.options.trace && trace;
+  const bool own = role == ThreadgroupRole::kOwn;
+  tracing_ = spec.options.trace && own;
   checking_ = spec.options.check_threadgroup_memory;
   fibers_ = plan.kernel->synchronizes;
 
@@ -103,6 +105,7 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
     l.simdgroup = i / kSimdWidth;
     l.lane = i % kSimdWidth;
     l.simdgroups_per_threadgroup = plan.simdgroups;
+    l.counting = own;
     l.threadgroup = this;
   }
   simds_.resize(plan.simdgroups);

@@ -130,11 +130,15 @@ struct SimdgroupRun {
   SimdTraceBuilder builder{nullptr};
 };
 
+// How a threadgroup runs: on its own (traced when the launch traces), or as a translated copy
+// of another (trace_translation.h) that runs only for its results and checks: no traces and
+// no ALU counts, whose stats' alu_lane_ops stay zero for the caller to take from the other.
+enum class ThreadgroupRole : std::uint8_t { kOwn, kCopy };
+
 class ThreadgroupRun {
  public:
-  // `trace`: record the threadgroup's traces (when the launch traces at all).
   ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker, std::uint32_t linear_index,
-                 ThreadgroupOutput& out, bool trace = true);
+                 ThreadgroupOutput& out, ThreadgroupRole role = ThreadgroupRole::kOwn);
   ThreadgroupRun(const ThreadgroupRun&) = delete;
   ThreadgroupRun& operator=(const ThreadgroupRun&) = delete;
   ~ThreadgroupRun();

@@ -181,7 +181,7 @@ TEST(TraceTranslation, ExecutedCopiesWriteTheirOutputUntraced) {
   EXPECT_EQ(translated.result.trace, all.result.trace);
   EXPECT_EQ(translated.c, all.c);
   EXPECT_EQ(translated.result.stats.threadgroups_translated, 7u);
-  // They ran: their own counts, not copies of the base's.
+  // They ran (their output above) uncounted: their ALU counts are the base's.
   EXPECT_EQ(translated.result.stats.alu_lane_ops, all.result.stats.alu_lane_ops);
   EXPECT_EQ(translated.result.stats.threads, all.result.stats.threads);
 }

@@ -104,7 +104,7 @@ template <class... Tags>
 MARLIN_HOOK constexpr marlin::sim::ValueTag count_chained(marlin::sim::AluKind kind, Tags... tags) {
   if (std::is_constant_evaluated()) return {};
   marlin::sim::LaneContext* lane = marlin::sim::current_lane;
-  if (lane == nullptr) return {};
+  if (lane == nullptr || !lane->counting) return {};
   marlin::sim::count_alu(kind);
   std::uint32_t depth = 0;
   std::int32_t producer = -1;
@@ -131,7 +131,7 @@ template <class F, class... A>
 MARLIN_HOOK constexpr auto call_chained(F call, const A&... args) {
   marlin::sim::LaneContext* lane =
       std::is_constant_evaluated() ? nullptr : marlin::sim::current_lane;
-  if (lane == nullptr) return rewrap(call());
+  if (lane == nullptr || !lane->counting) return rewrap(call());
   const std::array<marlin::sim::ValueTag, sizeof...(A)> tags = {tag_of(args)...};
   lane->last_alu = marlin::sim::AluKind::kCount;
   const auto r = call();
