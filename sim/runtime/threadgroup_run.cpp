@@ -541,6 +541,7 @@ MatrixStorage& ThreadgroupRun::matrix(SimdgroupRun& simd, std::uint32_t slot) {
 }
 
 void ThreadgroupRun::flush_alu(LaneContext& lane) {
+  if (!lane.counting) return;  // a copy: nothing counted, no segments to tell apart
   flush_counts(lane.alu, runs_[lane.linear_id].events);
   ++lane.segment;
 }
