@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/device/profile_loader.h"
 #include "tools/cli/kernel_run.h"
@@ -47,68 +48,73 @@ std::uint64_t expect_same_timing(const Case& c) {
   return translated.sampling->translated_threadgroups;
 }
 
+// Each case translates some threadgroups and gives the same timing as running them all.
+void expect_translated_with_the_same_timing(const std::vector<Case>& cases) {
+  for (const Case& c : cases) {
+    EXPECT_GT(expect_same_timing(c), 0u) << c.device << " " << c.kernel << " " << c.problem.m << "x"
+                                         << c.problem.n << "x" << c.problem.k;
+  }
+}
+
 TEST(SampledTranslation, SlicesGiveTheSameTimingWithTranslatedThreadgroups) {
-  // m1 (8 cores): 768 x 768 with 64x64 tiles is 144 threadgroups (over 128, so sliced), a
-  // slice of 18 on one core, at K = 128 and 256 of 1024.
-  EXPECT_GT(expect_same_timing({.device = "m1",
-                                .kernel = "marlin_gemm_fused_fp4",
-                                .tile = analytic::Tile{64, 64, 32},
-                                .problem = {.m = 768, .n = 768, .k = 1024},
-                                .simulated_cores = 1}),
-            0u);
-  // Two cores' slice, the double-buffered kernel.
-  EXPECT_GT(expect_same_timing({.device = "m1",
-                                .kernel = "marlin_gemm_fp4",
-                                .tile = analytic::Tile{64, 64, 32},
-                                .problem = {.m = 768, .n = 768, .k = 1024},
-                                .sample_cores = 2,
-                                .simulated_cores = 2}),
-            0u);
-  // Zero points (20 x 8 threadgroups), and the classic tiled kernel (12 x 16).
-  EXPECT_GT(expect_same_timing({.device = "m1",
-                                .kernel = "marlin_gemm_fused_u4zp",
-                                .tile = analytic::Tile{32, 128, 32},
-                                .problem = {.m = 640, .n = 1024, .k = 1024},
-                                .simulated_cores = 1}),
-            0u);
-  EXPECT_GT(expect_same_timing({.device = "m1",
-                                .kernel = "matmul_tiled_32x32_f16",
-                                .tile = std::nullopt,
-                                .problem = {.m = 384, .n = 512, .k = 512},
-                                .simulated_cores = 1}),
-            0u);
+  const analytic::Tile tile{64, 64, 32};
+  expect_translated_with_the_same_timing({
+      // m1 (8 cores): 768 x 768 with 64x64 tiles is 144 threadgroups (over 128, so sliced), a
+      // slice of 18 on one core, at K = 128 and 256 of 1024.
+      {.device = "m1",
+       .kernel = "marlin_gemm_fused_fp4",
+       .tile = tile,
+       .problem = {.m = 768, .n = 768, .k = 1024},
+       .simulated_cores = 1},
+      // Two cores' slice, the double-buffered kernel.
+      {.device = "m1",
+       .kernel = "marlin_gemm_fp4",
+       .tile = tile,
+       .problem = {.m = 768, .n = 768, .k = 1024},
+       .sample_cores = 2,
+       .simulated_cores = 2},
+      // Zero points (20 x 8 threadgroups), and the classic tiled kernel (12 x 16).
+      {.device = "m1",
+       .kernel = "marlin_gemm_fused_u4zp",
+       .tile = analytic::Tile{32, 128, 32},
+       .problem = {.m = 640, .n = 1024, .k = 1024},
+       .simulated_cores = 1},
+      {.device = "m1",
+       .kernel = "matmul_tiled_32x32_f16",
+       .tile = std::nullopt,
+       .problem = {.m = 384, .n = 512, .k = 512},
+       .simulated_cores = 1},
+  });
 }
 
 TEST(SampledTranslation, RaggedEdgesAndWholeGridsGiveTheSameTiming) {
-  // Ragged M and N: 24 x 24 threadgroups, 47 on an edge (under 10%), sliced to 72 in a block
-  // that reaches neither edge; and 8 x 16, 23 on an edge, simulated whole.
-  EXPECT_GT(expect_same_timing({.device = "m1",
-                                .kernel = "marlin_gemm_fused_fp4",
-                                .tile = analytic::Tile{64, 64, 32},
-                                .problem = {.m = 1500, .n = 1500, .k = 1024},
-                                .simulated_cores = 1}),
-            0u);
-  EXPECT_GT(expect_same_timing({.device = "m1",
-                                .kernel = "marlin_gemm_fused_fp4",
-                                .tile = analytic::Tile{64, 64, 32},
-                                .problem = {.m = 500, .n = 1000, .k = 1024},
-                                .simulated_cores = 8}),
-            0u);
-  // A decode row simulated whole: one ragged row of alike threadgroups but the last column.
-  EXPECT_GT(expect_same_timing({"m4pro-16c",
-                                "marlin_gemm_fused_fp4",
-                                analytic::Tile{64, 64, 32},
-                                {.m = 16, .n = 1000, .k = 1024},
-                                16}),
-            0u);
-  // Precise sampling of a whole grid of several rows.
-  EXPECT_GT(expect_same_timing({"m1",
-                                "marlin_gemm_fused_fp4",
-                                analytic::Tile{64, 64, 32},
-                                {.m = 192, .n = 512, .k = 2048},
-                                1,
-                                SamplePrecision::kPrecise}),
-            0u);
+  const analytic::Tile tile{64, 64, 32};
+  expect_translated_with_the_same_timing({
+      // Ragged M and N: 24 x 24 threadgroups, 47 on an edge (under 10%), sliced to 72 in a
+      // block that reaches neither edge; and 8 x 16, 23 on an edge, simulated whole.
+      {.device = "m1",
+       .kernel = "marlin_gemm_fused_fp4",
+       .tile = tile,
+       .problem = {.m = 1500, .n = 1500, .k = 1024},
+       .simulated_cores = 1},
+      {.device = "m1",
+       .kernel = "marlin_gemm_fused_fp4",
+       .tile = tile,
+       .problem = {.m = 500, .n = 1000, .k = 1024},
+       .simulated_cores = 8},
+      // A decode row simulated whole: one ragged row of alike threadgroups but the last column.
+      {.device = "m4pro-16c",
+       .kernel = "marlin_gemm_fused_fp4",
+       .tile = tile,
+       .problem = {.m = 16, .n = 1000, .k = 1024},
+       .sample_cores = 16},
+      // Precise sampling of a whole grid of several rows.
+      {.device = "m1",
+       .kernel = "marlin_gemm_fused_fp4",
+       .tile = tile,
+       .problem = {.m = 192, .n = 512, .k = 2048},
+       .precision = SamplePrecision::kPrecise},
+  });
 }
 
 TEST(SampledTranslation, TheStripedKernelRunsEveryThreadgroup) {
