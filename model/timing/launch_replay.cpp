@@ -234,7 +234,8 @@ void LaunchReplay::bind_streamed(int core, int slot, std::uint32_t index) {
     const StreamedTrace& sg = held[k];
     TraceBinding& b = binding_[sg.simdgroup()];
     if (sg.packed) {
-      b.packed = &*sg.packed;
+      b.packed = sg.packed.get();
+      b.shifts = sg.shifts;
     } else {
       b.ops = sg.plain.ops.data();
       b.accesses = sg.plain.accesses.data();
@@ -406,7 +407,7 @@ void LaunchReplay::start_threadgroup(int core, int slot, Cycles t) {
     s.unpacked = b.op_count;
     if (b.packed != nullptr) {
       s.reader = &readers_[static_cast<std::size_t>(core * slots_per_core_ + local)];
-      s.reader->start(*b.packed);
+      s.reader->start(*b.packed, b.shifts);
       s.unpacked = 0;  // prepare_next() below unpacks the first ops
     }
     s.done = b.done;

@@ -242,6 +242,7 @@ class LaunchReplay {
   struct TraceBinding {
     bool bound = false;
     const PackedTrace* packed = nullptr;  // or the plain trace's ops and accesses
+    std::span<const sim::BufferShift> shifts{};  // to read `packed` with
     const sim::TraceOp* ops = nullptr;
     const sim::MemAccess* accesses = nullptr;
     std::uint32_t op_count = 0;

@@ -16,15 +16,20 @@
 // computed from the launch's header in begin_launch(), bounds that: put() throws
 // sim::TraceLimitExceeded (an InputError) when a threadgroup's traces as held, times the
 // threadgroups held at once, would exceed the limit. Each threadgroup is judged on its own size,
-// so whether a launch is refused does not depend on host threads.
+// so whether a launch is refused does not depend on host threads. A translated threadgroup
+// (put_translated) holds little of its own: it reads its base's packed traces, held once and
+// counted once.
 #pragma once
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,16 +45,24 @@ class TraceStreamAborted : public std::runtime_error {
 };
 
 // One simdgroup's trace as a stream holds it: packed when pack_trace() takes it, else as the
-// engine made it.
+// engine made it. A translated threadgroup's traces share its base's packed traces and are
+// read with their shifts (packed_trace.h).
 struct StreamedTrace {
-  std::optional<PackedTrace> packed;
-  sim::SimdgroupTrace plain;  // empty when packed
+  std::shared_ptr<const PackedTrace> packed;
+  std::vector<sim::BufferShift> shifts;  // to read `packed` with
+  bool shared = false;                   // `packed` is a base's, taken into account there
+  std::array<std::uint32_t, 3> packed_threadgroup{};  // the threadgroup it is, when packed
+  sim::SimdgroupTrace plain;                          // empty when packed
 
   // Packs `sg` when it passes check_simdgroup_trace() and pack_trace() takes it (`sg` is then
   // left as it was); takes `sg` as it is otherwise.
   static StreamedTrace of(sim::SimdgroupTrace& sg);
+  // The trace of threadgroup `position` read from the base's packed trace `base` with `shifts`.
+  static StreamedTrace translated(std::shared_ptr<const PackedTrace> base,
+                                  std::span<const sim::BufferShift> shifts,
+                                  std::array<std::uint32_t, 3> position);
   [[nodiscard]] const std::array<std::uint32_t, 3>& threadgroup() const {
-    return packed ? packed->threadgroup : plain.threadgroup;
+    return packed ? packed_threadgroup : plain.threadgroup;
   }
   [[nodiscard]] std::uint32_t simdgroup() const {
     return packed ? packed->simdgroup : plain.simdgroup;
@@ -57,7 +70,7 @@ struct StreamedTrace {
   [[nodiscard]] std::size_t op_count() const {
     return packed ? packed->op_count : plain.ops.size();
   }
-  // Host memory it takes.
+  // Host memory it takes (a shared packed trace counts with its base's threadgroup).
   [[nodiscard]] std::uint64_t footprint() const;
 };
 
@@ -84,6 +97,11 @@ class TraceStream final : public sim::ThreadgroupTraceSink {
   // Returns the traces it packed, for their vectors (trace_sink.h).
   std::vector<sim::SimdgroupTrace> put(std::uint32_t threadgroup,
                                        std::vector<sim::SimdgroupTrace> traces) override;
+  // Packs `base` once (at its first translation) and holds the threadgroup's traces as
+  // readings of it; false, taking nothing, when a trace of `base` does not pack.
+  bool put_translated(std::uint32_t threadgroup, const std::vector<sim::SimdgroupTrace>& base,
+                      std::span<const sim::BufferShift> shifts,
+                      std::array<std::uint32_t, 3> position) override;
   void abort() noexcept override;
 
   // Replay side.
@@ -94,6 +112,15 @@ class TraceStream final : public sim::ThreadgroupTraceSink {
   [[nodiscard]] std::size_t peak_held() const;
 
  private:
+  // Checks `held` against the limit (with `shared_bytes` of a base's packed traces that it
+  // reads, held once), waits for its threadgroup's turn and keeps it.
+  void hold(std::uint32_t threadgroup, std::vector<StreamedTrace> held,
+            std::uint64_t shared_bytes = 0);
+  // `base`'s traces packed, each shared by the threadgroups translated from it; null when one
+  // does not pack.
+  const std::vector<std::shared_ptr<const PackedTrace>>* packed_base(
+      const std::vector<sim::SimdgroupTrace>& base);
+
   std::uint32_t window_;  // fixed once begin_launch() returns
   const LimitFor limit_for_;
   HeldLimit limit_;  // set before the header, read by put() after it
@@ -104,6 +131,10 @@ class TraceStream final : public sim::ThreadgroupTraceSink {
   std::uint32_t next_take_ = 0;
   std::size_t peak_held_ = 0;
   bool aborted_ = false;
+  std::mutex base_mutex_;  // guards the three below
+  const std::vector<sim::SimdgroupTrace>* base_ = nullptr;
+  std::vector<std::shared_ptr<const PackedTrace>> base_packed_;
+  bool base_packs_ = false;
 };
 
 }  // namespace marlin::timing

@@ -237,12 +237,17 @@ LaunchResult launch(const LaunchSpec& spec) {
   // `execute`, for its results, else taking the base's stats; its ALU counts are the base's
   // either way); a probe in the first pass and any other threadgroup by running traced. (A
   // probe's second pass only hands it on, its traces rebuilt if they were dropped.)
+  // With a sink, translated traces are built only when it does not take them as a
+  // translation (hand_on).
+  const auto translate_into_output = [&](std::size_t i, WorkerState& worker) {
+    translator->traces_into(i, worker.spare_traces);
+    outputs[i].traces = std::move(worker.spare_traces);
+    worker.spare_traces.clear();
+  };
   const auto produce = [&](std::size_t i, WorkerState& worker) {
     const bool copied = !probing && translator && translation.copied[i];
     if (!probing && rebuilt[i]) {
-      translator->traces_into(i, worker.spare_traces);
-      outputs[i].traces = std::move(worker.spare_traces);
-      worker.spare_traces.clear();
+      if (sink == nullptr) translate_into_output(i, worker);
     } else if (copied) {
       if (execute_copies) {
         ThreadgroupRun run(plan, worker, selected[i], outputs[i], ThreadgroupRole::kCopy);
@@ -251,9 +256,7 @@ LaunchResult launch(const LaunchSpec& spec) {
       } else {
         outputs[i].stats = outputs[translation.base].stats;
       }
-      translator->traces_into(i, worker.spare_traces);
-      outputs[i].traces = std::move(worker.spare_traces);
-      worker.spare_traces.clear();
+      if (sink == nullptr) translate_into_output(i, worker);
       outputs[i].stats.threadgroups_translated = 1;
     } else if (probing || !is_probe(i)) {
       // ended before its traces move on: its destructor notes their sizes for the next
@@ -263,12 +266,19 @@ LaunchResult launch(const LaunchSpec& spec) {
   };
   // Puts position i's traces into the sink, or accounts for them.
   const auto hand_on = [&](std::size_t i, WorkerState& worker) {
-    if (sink != nullptr) {
-      worker.spare_traces = sink->put(selected[i], std::move(outputs[i].traces));
-      outputs[i].traces = {};
-    } else {
+    if (sink == nullptr) {
       budget.account(i, outputs[i].traces);
+      return;
     }
+    if (!probing && translator && (rebuilt[i] || translation.copied[i])) {
+      if (sink->put_translated(selected[i], translator->base(), translator->shifts_of(i).entries(),
+                               translator->position_of(i))) {
+        return;
+      }
+      translate_into_output(i, worker);
+    }
+    worker.spare_traces = sink->put(selected[i], std::move(outputs[i].traces));
+    outputs[i].traces = {};
   };
   const auto work = [&] {
     const std::uint64_t end = pass->size();

@@ -106,6 +106,14 @@ struct MemAccess {
 };
 static_assert(sizeof(MemAccess) == 8);
 
+// A buffer's move from one threadgroup's traces to another's: `shift` bytes (modulo 2^32)
+// added to the offset of each of its accesses (trace_translation.h).
+struct BufferShift {
+  std::uint16_t buffer = 0;
+  std::uint32_t shift = 0;
+  friend bool operator==(const BufferShift&, const BufferShift&) = default;
+};
+
 // How an op's `count` accesses are stored from accesses[first_access]: one record each, or,
 // for an affine run (at least 3 accesses of one buffer and size by consecutive lanes, offsets
 // a constant stride apart), two records: the first access with kAffineRun set in its lane,

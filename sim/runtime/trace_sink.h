@@ -13,6 +13,12 @@
 //   the traces whose vectors it did not keep (their contents unspecified): the worker that
 //   made them builds its next threadgroup's traces in them, so their memory is not given
 //   back to the system and faulted in again for every threadgroup.
+// - put_translated() may stand for put() of a threadgroup whose traces are a translation of
+//   another's (trace_translation.h): `base`'s traces with the offset of each access record,
+//   but the stride records of affine runs, moved by its buffer's shift in `shifts` (buffers
+//   not listed move by 0) and `position` as their threadgroup. `base` stays valid and
+//   unchanged until the launch ends. The order rules are put()'s. A sink that returns false
+//   (the default) has taken nothing: the engine then builds the traces and calls put().
 // - abort() is called, from the failing worker and possibly more than once, when the launch
 //   stops before every threadgroup was put (an exception in a worker, or in put()). Other
 //   workers may still call put() until they notice; a sink should make those return or throw
@@ -22,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,6 +60,12 @@ class ThreadgroupTraceSink {
   virtual void begin_launch(const LaunchHeader& header) = 0;
   virtual std::vector<SimdgroupTrace> put(std::uint32_t threadgroup,
                                           std::vector<SimdgroupTrace> traces) = 0;
+  virtual bool put_translated(std::uint32_t /*threadgroup*/,
+                              const std::vector<SimdgroupTrace>& /*base*/,
+                              std::span<const BufferShift> /*shifts*/,
+                              std::array<std::uint32_t, 3> /*position*/) {
+    return false;
+  }
   virtual void abort() noexcept = 0;
 };
 

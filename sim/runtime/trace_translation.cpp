@@ -5,14 +5,14 @@
 namespace marlin::sim {
 
 std::uint32_t BufferShifts::of(std::uint16_t buffer) const {
-  for (const Entry& e : entries_) {
+  for (const BufferShift& e : entries_) {
     if (e.buffer == buffer) return e.shift;
   }
   return 0;
 }
 
 bool BufferShifts::set(std::uint16_t buffer, std::uint32_t shift) {
-  for (const Entry& e : entries_) {
+  for (const BufferShift& e : entries_) {
     if (e.buffer == buffer) return e.shift == shift;
   }
   entries_.push_back({buffer, shift});
@@ -22,11 +22,11 @@ bool BufferShifts::set(std::uint16_t buffer, std::uint32_t shift) {
 BufferShifts BufferShifts::combine(const BufferShifts& a, std::uint32_t n, const BufferShifts& b,
                                    std::uint32_t m) {
   BufferShifts out;
-  for (const Entry& e : a.entries_)
+  for (const BufferShift& e : a.entries_)
     out.entries_.push_back({e.buffer, e.shift * n + b.of(e.buffer) * m});
-  for (const Entry& e : b.entries_) {
+  for (const BufferShift& e : b.entries_) {
     const bool seen = std::any_of(out.entries_.begin(), out.entries_.end(),
-                                  [&](const Entry& o) { return o.buffer == e.buffer; });
+                                  [&](const BufferShift& o) { return o.buffer == e.buffer; });
     if (!seen) out.entries_.push_back({e.buffer, e.shift * m});
   }
   return out;
@@ -165,11 +165,17 @@ TranslationPlan plan_translation(const std::vector<std::uint32_t>& selected, Dim
   return plan;
 }
 
+std::array<std::uint32_t, 3> Translator::position_of(std::size_t position) const {
+  return threadgroup_position((*selected_)[position], grid_);
+}
+
+BufferShifts Translator::shifts_of(std::size_t position) const {
+  const auto p = position_of(position);
+  return BufferShifts::combine(dx_, p[0] - base_position_[0], dy_, p[1] - base_position_[1]);
+}
+
 void Translator::traces_into(std::size_t position, std::vector<SimdgroupTrace>& out) const {
-  const auto p = threadgroup_position((*selected_)[position], grid_);
-  translate_traces_into(
-      base_, BufferShifts::combine(dx_, p[0] - base_position_[0], dy_, p[1] - base_position_[1]), p,
-      out);
+  translate_traces_into(base_, shifts_of(position), position_of(position), out);
 }
 
 std::vector<SimdgroupTrace> Translator::traces_of(std::size_t position) const {

@@ -26,13 +26,11 @@ class BufferShifts {
   // a's shifts times n plus b's times m, per buffer.
   static BufferShifts combine(const BufferShifts& a, std::uint32_t n, const BufferShifts& b,
                               std::uint32_t m);
+  // Each buffer with a shift, once.
+  [[nodiscard]] const std::vector<BufferShift>& entries() const { return entries_; }
 
  private:
-  struct Entry {
-    std::uint16_t buffer = 0;
-    std::uint32_t shift = 0;
-  };
-  std::vector<Entry> entries_;
+  std::vector<BufferShift> entries_;
 };
 
 // The shifts that take traces `from` to traces `to` (one threadgroup's simdgroups each), or
@@ -85,6 +83,11 @@ class Translator {
   // vectors.
   std::vector<SimdgroupTrace> traces_of(std::size_t position) const;
   void traces_into(std::size_t position, std::vector<SimdgroupTrace>& out) const;
+  // What those traces are made of: the base's traces, the shifts from them to the traces of
+  // the threadgroup at `position`, and that threadgroup's position in the grid.
+  [[nodiscard]] const std::vector<SimdgroupTrace>& base() const { return base_; }
+  [[nodiscard]] BufferShifts shifts_of(std::size_t position) const;
+  [[nodiscard]] std::array<std::uint32_t, 3> position_of(std::size_t position) const;
 
  private:
   Translator(const std::vector<SimdgroupTrace>& base, std::array<std::uint32_t, 3> base_position,

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -198,9 +199,49 @@ TEST(TraceStreamTest, HoldsLoopsPacked) {
   stream.put(0, loop);
   const std::vector<StreamedTrace> held = stream.take(0);
   ASSERT_EQ(held.size(), 1u);
-  ASSERT_TRUE(held[0].packed.has_value());
+  ASSERT_NE(held[0].packed, nullptr);
   EXPECT_LT(held[0].footprint(), 4000u);
   EXPECT_EQ(unpack_trace(*held[0].packed), loop[0]);
+}
+
+// A loop of device loads of buffer 1 from `base` on and of buffer 2 at a fixed offset, with
+// ALU ops between, in threadgroup `tg`.
+std::vector<sim::SimdgroupTrace> two_buffer_loop(std::uint32_t tg, std::uint32_t base) {
+  std::vector<sim::SimdgroupTrace> out(1);
+  out[0].threadgroup = {tg, 0, 0};
+  for (std::uint32_t step = 0; step < 100; ++step) {
+    testing::add_memory_op(out[0], sim::OpClass::kDeviceLoad, 1, base + 256 * step, 4, 4);
+    testing::add_memory_op(out[0], sim::OpClass::kDeviceLoad, 2, 64, 4, 4);
+    out[0].ops.push_back(testing::alu_op(sim::AluKind::kFp16Fma, 12, 3 * step));
+  }
+  return out;
+}
+
+// Translated threadgroups are held as readings of their base's traces, packed once and shared:
+// read with their shifts, they are the traces the engine would have built.
+TEST(TraceStreamTest, HoldsTranslatedThreadgroupsAsReadingsOfTheBase) {
+  TraceStream stream(4, [](const sim::LaunchHeader&) { return HeldLimit{5, 20000, "five"}; });
+  stream.begin_launch({"k", {3, 1, 1}, {32, 1, 1}, 0});
+  const std::vector<sim::SimdgroupTrace> base = two_buffer_loop(0, 0);
+  stream.put(0, base);
+  const std::vector<sim::BufferShift> by_one{{1, 4096}};
+  const std::vector<sim::BufferShift> by_two{{1, 8192}};
+  ASSERT_TRUE(stream.put_translated(1, base, by_one, {1, 0, 0}));
+  ASSERT_TRUE(stream.put_translated(2, base, by_two, {2, 0, 0}));
+  stream.take(0);
+  const std::vector<StreamedTrace> one = stream.take(1);
+  const std::vector<StreamedTrace> two = stream.take(2);
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_EQ(one[0].packed, two[0].packed);  // shared
+  EXPECT_EQ(one[0].threadgroup(), (std::array<std::uint32_t, 3>{1, 0, 0}));
+  EXPECT_LT(one[0].footprint(), 200u);
+  sim::SimdgroupTrace expected = two_buffer_loop(1, 4096)[0];
+  expected.threadgroup = base[0].threadgroup;  // unpack_trace keeps the packed trace's
+  EXPECT_EQ(unpack_trace(*one[0].packed, one[0].shifts), expected);
+  expected = two_buffer_loop(2, 8192)[0];
+  expected.threadgroup = base[0].threadgroup;
+  EXPECT_EQ(unpack_trace(*two[0].packed, two[0].shifts), expected);
 }
 
 TEST(TraceStreamTest, RefusesAnEmptyWindowAndOutOfOrderTakes) {
@@ -237,11 +278,26 @@ TEST(TraceStreamTest, GivesBackThePackedTracesVectors) {
   EXPECT_EQ(kept[0].ops.capacity(), 0u);
   const std::vector<StreamedTrace> first = stream.take(0);
   ASSERT_EQ(first.size(), 1u);
-  EXPECT_TRUE(first[0].packed.has_value());
+  EXPECT_NE(first[0].packed, nullptr);
   EXPECT_EQ(first[0].op_count(), 1000u);
   const std::vector<StreamedTrace> second = stream.take(1);
   ASSERT_EQ(second.size(), 1u);
-  EXPECT_FALSE(second[0].packed.has_value());
+  EXPECT_EQ(second[0].packed, nullptr);
+  EXPECT_EQ(second[0].plain, unpackable_trace(1)[0]);
+}
+
+// A base the packed form cannot hold is not taken as a translation: the engine puts the
+// threadgroup's own traces instead.
+TEST(TraceStreamTest, TakesNoTranslationOfAnUnpackableBase) {
+  TraceStream stream(4);
+  stream.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
+  const std::vector<sim::SimdgroupTrace> base = unpackable_trace(0);
+  stream.put(0, base);
+  EXPECT_FALSE(stream.put_translated(1, base, {}, {1, 0, 0}));
+  stream.put(1, unpackable_trace(1));
+  stream.take(0);
+  const std::vector<StreamedTrace> second = stream.take(1);
+  ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(second[0].plain, unpackable_trace(1)[0]);
 }
 
@@ -269,6 +325,35 @@ TEST(TraceStreamTest, BoundsTheTracesHeldAtOnce) {
   TraceStream refusing(
       4, [](const sim::LaunchHeader&) -> HeldLimit { throw InputError("occupancy refused"); });
   EXPECT_THROW(refusing.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0}), InputError);
+}
+
+// A translated threadgroup is judged by its own traces times the threadgroups held, plus the
+// base's packed traces it reads, held once.
+TEST(TraceStreamTest, BoundsTranslatedThreadgroupsWithTheirBaseOnce) {
+  const std::vector<sim::SimdgroupTrace> base = two_buffer_loop(0, 0);
+  const std::vector<sim::BufferShift> shifts{{1, 4096}};
+  TraceStream sizes(4);
+  sizes.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
+  sizes.put(0, base);
+  ASSERT_TRUE(sizes.put_translated(1, base, shifts, {1, 0, 0}));
+  const std::uint64_t shared = sizes.take(0)[0].footprint();  // packed as put() packs it
+  const std::uint64_t own = sizes.take(1)[0].footprint();
+  ASSERT_GT(own, 0u);
+  const auto limited = [](std::uint64_t bytes) {
+    return [bytes](const sim::LaunchHeader&) { return HeldLimit{5, bytes, "five"}; };
+  };
+  TraceStream at_limit(4, limited(shared + 5 * own));
+  at_limit.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
+  EXPECT_TRUE(at_limit.put_translated(1, base, shifts, {1, 0, 0}));
+  TraceStream below(4, limited(shared + 5 * own - 1));
+  below.begin_launch({"k", {2, 1, 1}, {32, 1, 1}, 0});
+  try {
+    below.put_translated(1, base, shifts, {1, 0, 0});
+    FAIL() << "expected TraceLimitExceeded";
+  } catch (const sim::TraceLimitExceeded& e) {
+    EXPECT_THAT(e.what(), HasSubstr("threadgroup 1 has 0.0 MB of traces and reads"));
+    EXPECT_THAT(e.what(), HasSubstr("shared by its translations"));
+  }
 }
 
 // The random launches of the batching test (several waves on the 2-core test device), some
