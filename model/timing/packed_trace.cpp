@@ -336,18 +336,11 @@ void PackedTraceReader::unpack_literal(sim::TraceOp& op) {
     a.lane = bytes[pos_++];
     if (r == 0 && sim::is_affine_run(&a, op.count)) records = 2;
     const bool stride = r == 1 && records == 2;
-    if (!shifts_.empty() && !stride) a.offset += shift_of(a.buffer);
+    if (!shifts_.empty() && !stride) a.offset += sim::shift_of(shifts_, a.buffer);
     buffer_.push_back(a);
   }
   op.first_access = static_cast<std::uint32_t>(at - base_);
   first_of_[end_ & mask_] = at;
-}
-
-std::uint32_t PackedTraceReader::shift_of(std::uint16_t buffer) const {
-  for (const sim::BufferShift& s : shifts_) {
-    if (s.buffer == buffer) return s.shift;
-  }
-  return 0;
 }
 
 void PackedTraceReader::unpack_copy(sim::TraceOp& op) {

@@ -76,7 +76,6 @@ class PackedTraceReader {
   void unpack_literal(sim::TraceOp& op);
   void unpack_copy(sim::TraceOp& op);
   std::uint64_t read_varint();
-  [[nodiscard]] std::uint32_t shift_of(std::uint16_t buffer) const;
 
   const PackedTrace* trace_ = nullptr;
   std::vector<sim::BufferShift> shifts_;

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -113,6 +114,14 @@ struct BufferShift {
   std::uint32_t shift = 0;
   friend bool operator==(const BufferShift&, const BufferShift&) = default;
 };
+
+// The shift of `buffer` in `shifts` (each buffer listed at most once), 0 if it is not listed.
+constexpr std::uint32_t shift_of(std::span<const BufferShift> shifts, std::uint16_t buffer) {
+  for (const BufferShift& s : shifts) {
+    if (s.buffer == buffer) return s.shift;
+  }
+  return 0;
+}
 
 // How an op's `count` accesses are stored from accesses[first_access]: one record each, or,
 // for an affine run (at least 3 accesses of one buffer and size by consecutive lanes, offsets

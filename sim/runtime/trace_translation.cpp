@@ -4,12 +4,7 @@
 
 namespace marlin::sim {
 
-std::uint32_t BufferShifts::of(std::uint16_t buffer) const {
-  for (const BufferShift& e : entries_) {
-    if (e.buffer == buffer) return e.shift;
-  }
-  return 0;
-}
+std::uint32_t BufferShifts::of(std::uint16_t buffer) const { return shift_of(entries_, buffer); }
 
 bool BufferShifts::set(std::uint16_t buffer, std::uint32_t shift) {
   for (const BufferShift& e : entries_) {
