@@ -273,15 +273,29 @@ class LaunchReplay {
   // from tgm_next_, whose choice at t is a threadgroup-memory op; -1 if none.
   int grant_threadgroup_memory(int core, Cycles t);
   void issue(int core, int scheduler, int local, Cycles t);
+  // After op pc of `local` issued its last instruction at t: records its completion `done`
+  // (`pending`: its PendingOp, or -1) and moves on to the next op, ready from `order_ready`.
+  void complete_op(int core, int local, Cycles done, StallClass wait_class, std::int32_t pending,
+                   Cycles t, Cycles order_ready);
+  // Completion of an ALU op whose last instruction issues at t: its latency after t, and a
+  // dependent chain of `chain` instructions no sooner than `chain` latencies after its ALU
+  // segment (the ALU ops between two other ops) began to issue.
+  static Cycles alu_done(const SimdgroupSlot& g, const sim::TraceOp& op, const OpCost& cost,
+                         Cycles t) {
+    return std::max(t + cost.latency,
+                    g.segment_start + cost.latency * static_cast<std::int64_t>(op.chain));
+  }
   // Issue ahead (launch_replay_runs.cpp). After `local` issued at t, issues at once its
   // following compute instructions (ALU runs, SIMD collectives, matrix ops) that the scheduler
   // would issue anyway, each at the cycle it becomes eligible, while no other simdgroup of the
   // scheduler can become eligible first. Stops before memory ops, barriers and the trace's
   // last instruction (those affect other simdgroups). Same results as one step per cycle.
   void issue_ahead(int core, int scheduler, int local, Cycles t);
-  // Issues the instructions of the current ALU run but its last, one per `throughput` (at
-  // least 1) cycles after `t`, all before `horizon`, in O(1) when there is no event sink.
-  void batch_alu_run(int core, int scheduler, int local, Cycles t, Cycles throughput,
+  // Issues the rest of the current ALU run, one instruction per `throughput` (at least 1)
+  // cycles after `t`, all before `horizon`, in O(1) when there is no event sink. The run's
+  // last instruction completes the op, unless it is the trace's last (the normal path ends
+  // the simdgroup). Returns whether it issued anything.
+  bool batch_alu_run(int core, int scheduler, int local, Cycles t, Cycles throughput,
                      Cycles horizon);
   // Bounds on the other simdgroups of the scheduler while `local` issues only compute
   // instructions, from `t` on; `t` where a bound cannot be given (a slot that a dispatch may
@@ -299,7 +313,9 @@ class LaunchReplay {
   [[nodiscard]] RunHorizons run_horizons(int core, int scheduler, int local, Cycles t,
                                          Cycles stop_at, bool preempt_decides) const;
   // The pipe `op` issues to (kThreadgroupMemory for ops that access threadgroup memory).
-  [[nodiscard]] Pipe pipe_of(const sim::TraceOp& op) const;
+  [[nodiscard]] Pipe pipe_of(const sim::TraceOp& op) const {
+    return device_.costs->traits(op).pipe;
+  }
   void prepare_next(int core, int local, Cycles order_ready);
   // Unpacks the packed trace of `g` from its pc on (PackedTraceReader::fill). Out of line:
   // it runs once per PackedTraceReader::kAhead ops, and prepare_next() stays small.

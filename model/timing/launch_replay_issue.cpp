@@ -171,10 +171,7 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
         g.ready_at = t + Cycles(1);
         return;
       }
-      // A dependent chain of `chain` instructions completes no sooner than `chain` latencies
-      // after its ALU segment (the ALU ops between two other ops) began to issue.
-      done = std::max(t + cost.latency,
-                      g.segment_start + cost.latency * static_cast<std::int64_t>(op.chain));
+      done = alu_done(g, op, cost, t);
       break;
     }
     case sim::OpClass::kShuffle:
@@ -235,8 +232,14 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
     done = p.window_end;
     ++g.pending_ops;
   }
+  complete_op(core, local, done, device_.costs->traits(op).wait_class, pending, t, order_ready);
+}
+
+void LaunchReplay::complete_op(int core, int local, Cycles done, StallClass wait_class,
+                               std::int32_t pending, Cycles t, Cycles order_ready) {
+  SimdgroupSlot& g = sg(core, local);
   g.done[g.pc & g.done_mask] = done;
-  note_done(core, local, done, OpCosts::wait_class(op), pending);
+  note_done(core, local, done, wait_class, pending);
   ++g.pc;
   g.run_left = 0;
   g.wait_from = t + Cycles(1);
@@ -275,7 +278,8 @@ void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
   g.dep_ready = Cycles(0);
   if (op.dep >= 0) {
     g.dep_ready = g.done[static_cast<std::uint32_t>(op.dep) & g.done_mask];
-    g.dep_class = OpCosts::wait_class(g.ops[static_cast<std::uint32_t>(op.dep) & g.ops_mask]);
+    g.dep_class =
+        device_.costs->traits(g.ops[static_cast<std::uint32_t>(op.dep) & g.ops_mask]).wait_class;
   }
   g.order_ready = order_ready;
   g.ready_at = std::max(order_ready, g.dep_ready);
@@ -296,21 +300,6 @@ void LaunchReplay::unpack_more(SimdgroupSlot& g) {
   g.unpacked = g.reader->end();
 }
 
-Pipe LaunchReplay::pipe_of(const sim::TraceOp& op) const {
-  switch (op.op) {
-    case sim::OpClass::kAlu:
-      return device_.costs->alu(op.kind).pipe;
-    case sim::OpClass::kShuffle:
-    case sim::OpClass::kReduction:
-    case sim::OpClass::kVote:
-    case sim::OpClass::kMatrixMultiply:
-    case sim::OpClass::kMatrixFill:
-    case sim::OpClass::kMatrixCopy:
-      return device_.costs->compute(op).pipe;
-    default:
-      return OpCosts::uses_threadgroup_memory(op) ? Pipe::kThreadgroupMemory : Pipe::kNone;
-  }
-}
 
 void LaunchReplay::finish_simdgroup(int core, int local, Cycles end) {
   settle_simdgroup(core, local, end);

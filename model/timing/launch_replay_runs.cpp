@@ -77,15 +77,17 @@ LaunchReplay::RunHorizons LaunchReplay::run_horizons(int core, int k, int local,
   return h;
 }
 
-void LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, Cycles throughput,
+bool LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, Cycles throughput,
                                  Cycles horizon) {
   SimdgroupSlot& g = sg(core, local);
   Scheduler& s = scheduler(core, k);
   const Cycles spacing = std::max(throughput, Cycles(1));
-  // Instructions j = 1..n at t + j * spacing, all before the horizon; the last one stays.
-  std::int64_t n = static_cast<std::int64_t>(g.run_left) - 1;
+  // Instructions j = 1..n at t + j * spacing, all before the horizon; the trace's last
+  // instruction stays.
+  const bool trace_end = g.pc + 1 >= g.op_count;
+  std::int64_t n = static_cast<std::int64_t>(g.run_left) - (trace_end ? 1 : 0);
   n = std::min(n, (horizon - t - Cycles(1)).count() / spacing.count());
-  if (n <= 0) return;
+  if (n <= 0) return false;
   const Cycles last = t + spacing * n;
   // Per instruction: the pipe busy since the previous one (spacing - 1 cycles), then issuing.
   if (device_.sink == nullptr) {
@@ -108,8 +110,16 @@ void LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, Cycles th
   s.last_issue = last;
   s.wake = last + Cycles(1);
   g.run_left -= static_cast<std::uint32_t>(n);
+  if (g.run_left == 0) {
+    // The run's last instruction issued at `last`: the op completes as issue() completes it.
+    const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
+    complete_op(core, local, alu_done(g, op, device_.costs->alu(op.kind), last),
+                StallClass::kAluBusy, -1, last, last + Cycles(1));
+    return true;
+  }
   g.wait_from = last + Cycles(1);
   g.ready_at = last + Cycles(1);
+  return true;
 }
 
 void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
@@ -136,13 +146,13 @@ void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
     }
     if (at >= (consecutive ? horizon.preempt : horizon.any)) return;
     if (op.op == sim::OpClass::kAlu && g.run_left > 1) {
-      // Inside a run: the rest but its last instruction in one step; one per cycle, they
-      // leave no cycle to the other simdgroups.
+      // Inside a run: the rest in one step; one per cycle, they leave no cycle to the other
+      // simdgroups.
       const Cycles throughput = device_.costs->alu(op.kind).throughput;
-      const Cycles before = s.last_issue;
-      batch_alu_run(core, k, local, s.last_issue, throughput,
-                    throughput <= Cycles(1) ? horizon.preempt : horizon.any);
-      if (s.last_issue != before) continue;
+      if (batch_alu_run(core, k, local, s.last_issue, throughput,
+                        throughput <= Cycles(1) ? horizon.preempt : horizon.any)) {
+        continue;
+      }
     }
     s.last_issue = at;
     s.last_issued = local;

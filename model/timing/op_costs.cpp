@@ -47,6 +47,30 @@ OpCosts::OpCosts(const model::PipeSpec& p)
   set(AluKind::kSpecial, cost_of(p.exp2_log2, Pipe::kSpecial, "exp2_log2"));
   set(AluKind::kReciprocal, cost_of(p.reciprocal, Pipe::kSpecial, "reciprocal"));
   set(AluKind::kRsqrt, cost_of(p.rsqrt, Pipe::kSpecial, "rsqrt"));
+  for (std::size_t c = 0; c < kTraitClasses; ++c) {
+    for (std::size_t kind = 0; kind < kTraitKinds; ++kind) {
+      sim::TraceOp op;
+      op.op = static_cast<sim::OpClass>(c);
+      op.kind = static_cast<std::uint8_t>(kind);
+      if (op.op == sim::OpClass::kAlu && kind >= sim::kAluKindCount) continue;  // no such op
+      traits_[c * kTraitKinds + kind] = compute_traits(op);
+    }
+  }
+}
+
+static_assert(static_cast<std::size_t>(sim::OpClass::kMatrixCopy) + 1 == 16,
+              "the traits table has a row for every op class");
+
+OpCosts::Traits OpCosts::compute_traits(const sim::TraceOp& op) const {
+  Pipe pipe = Pipe::kNone;
+  if (op.op == sim::OpClass::kAlu) {
+    pipe = alu(op.kind).pipe;
+  } else if (sim::is_compute(op.op)) {
+    pipe = compute(op).pipe;
+  } else if (uses_threadgroup_memory(op)) {
+    pipe = Pipe::kThreadgroupMemory;
+  }
+  return Traits{.pipe = pipe, .wait_class = wait_class(op)};
 }
 
 const OpCost& OpCosts::alu(std::uint8_t kind) const {

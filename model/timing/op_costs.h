@@ -45,11 +45,31 @@ class OpCosts {
 
   // The class charged while waiting for this op's result.
   static StallClass wait_class(const sim::TraceOp& op);
+
+  // What the replay reads of an op at every step, by its class and kind: its pipe and the
+  // class charged while waiting for it. A table read for kinds below kTraitKinds, computed
+  // otherwise; the op is one the trace checks accept (an ALU op's kind is an AluKind).
+  struct Traits {
+    Pipe pipe = Pipe::kNone;
+    StallClass wait_class = StallClass::kAluBusy;
+  };
+  [[nodiscard]] Traits traits(const sim::TraceOp& op) const {
+    const auto op_class = static_cast<std::size_t>(op.op);
+    if (op_class < kTraitClasses && op.kind < kTraitKinds) {
+      return traits_[op_class * kTraitKinds + op.kind];
+    }
+    return compute_traits(op);
+  }
   // True if the op's memory is threadgroup memory (threadgroup loads/stores, threadgroup
   // atomics, matrix loads/stores whose kind is Space::kThreadgroup).
   static bool uses_threadgroup_memory(const sim::TraceOp& op);
 
  private:
+  static constexpr std::size_t kTraitClasses = 16;  // OpClass values
+  static constexpr std::size_t kTraitKinds = 16;    // AluKind, Space and matrix kinds fit
+  [[nodiscard]] Traits compute_traits(const sim::TraceOp& op) const;
+
+  std::array<Traits, kTraitClasses * kTraitKinds> traits_{};
   std::array<OpCost, sim::kAluKindCount> alu_{};
   OpCost shuffle_;
   OpCost reduce_;

@@ -58,6 +58,38 @@ TEST(OpCostsTest, WaitClasses) {
   EXPECT_EQ(OpCosts::wait_class(testing::simple_op(OpClass::kShuffle)), StallClass::kAluBusy);
 }
 
+void expect_traits(const OpCosts::Traits& traits, Pipe pipe, StallClass wait) {
+  EXPECT_EQ(traits.pipe, pipe);
+  EXPECT_EQ(traits.wait_class, wait);
+}
+
+TEST(OpCostsTest, TraitsGivePipeAndWaitClass) {
+  const OpCosts costs(testing::test_device().pipes);
+  const auto tg = static_cast<std::uint8_t>(sim::Space::kThreadgroup);
+  sim::TraceOp alu = testing::simple_op(OpClass::kAlu);
+  alu.kind = kind(AluKind::kIntShift);
+  expect_traits(costs.traits(alu), Pipe::kInt, StallClass::kAluBusy);
+  alu.kind = kind(AluKind::kRsqrt);  // the last AluKind
+  expect_traits(costs.traits(alu), Pipe::kSpecial, StallClass::kAluBusy);
+  expect_traits(costs.traits(testing::simple_op(OpClass::kShuffle)), Pipe::kSimd,
+                StallClass::kAluBusy);
+  expect_traits(costs.traits(testing::simple_op(OpClass::kMatrixMultiply, -1, 1)), Pipe::kFp,
+                StallClass::kMatrixBusy);
+  expect_traits(costs.traits(testing::simple_op(OpClass::kDeviceLoad)), Pipe::kNone,
+                StallClass::kMemoryWait);
+  expect_traits(costs.traits(testing::simple_op(OpClass::kMatrixLoad, -1, tg)),
+                Pipe::kThreadgroupMemory, StallClass::kThreadgroupMemoryWait);
+  expect_traits(costs.traits(testing::simple_op(OpClass::kThreadgroupStore)),
+                Pipe::kThreadgroupMemory, StallClass::kThreadgroupMemoryWait);
+  expect_traits(costs.traits(testing::simple_op(OpClass::kSimdBarrier)), Pipe::kNone,
+                StallClass::kBarrierWait);
+  // A barrier's kind holds its mem_flags bits: kinds past the table are computed.
+  expect_traits(costs.traits(testing::simple_op(OpClass::kThreadgroupBarrier, -1, 200)),
+                Pipe::kNone, StallClass::kBarrierWait);
+  expect_traits(costs.traits(testing::simple_op(OpClass::kAtomic, -1, 200)), Pipe::kNone,
+                StallClass::kMemoryWait);
+}
+
 TEST(OpCostsTest, RejectsZeroThroughputAndNegativeLatency) {
   model::PipeSpec pipes = testing::test_device().pipes;
   pipes.shuffle.throughput_cycles = 0;
