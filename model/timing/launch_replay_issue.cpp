@@ -300,7 +300,6 @@ void LaunchReplay::unpack_more(SimdgroupSlot& g) {
   g.unpacked = g.reader->end();
 }
 
-
 void LaunchReplay::finish_simdgroup(int core, int local, Cycles end) {
   settle_simdgroup(core, local, end);
   retire_simdgroup(core, local);

@@ -47,6 +47,9 @@ OpCosts::OpCosts(const model::PipeSpec& p)
   set(AluKind::kSpecial, cost_of(p.exp2_log2, Pipe::kSpecial, "exp2_log2"));
   set(AluKind::kReciprocal, cost_of(p.reciprocal, Pipe::kSpecial, "reciprocal"));
   set(AluKind::kRsqrt, cost_of(p.rsqrt, Pipe::kSpecial, "rsqrt"));
+  static_assert(static_cast<std::size_t>(sim::OpClass::kMatrixCopy) + 1 == kTraitClasses,
+                "the traits table has a row for every op class");
+  static_assert(sim::kAluKindCount <= kTraitKinds, "every ALU kind is in the traits table");
   for (std::size_t c = 0; c < kTraitClasses; ++c) {
     for (std::size_t kind = 0; kind < kTraitKinds; ++kind) {
       sim::TraceOp op;
@@ -57,9 +60,6 @@ OpCosts::OpCosts(const model::PipeSpec& p)
     }
   }
 }
-
-static_assert(static_cast<std::size_t>(sim::OpClass::kMatrixCopy) + 1 == 16,
-              "the traits table has a row for every op class");
 
 OpCosts::Traits OpCosts::compute_traits(const sim::TraceOp& op) const {
   Pipe pipe = Pipe::kNone;
