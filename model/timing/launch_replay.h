@@ -291,11 +291,11 @@ class LaunchReplay {
   // scheduler can become eligible first. Stops before memory ops, barriers and the trace's
   // last instruction (those affect other simdgroups). Same results as one step per cycle.
   void issue_ahead(int core, int scheduler, int local, Cycles t);
-  // Issues the rest of the current ALU run, one instruction per `throughput` (at least 1)
-  // cycles after `t`, all before `horizon`, in O(1) when there is no event sink. The run's
-  // last instruction completes the op, unless it is the trace's last (the normal path ends
-  // the simdgroup). Returns whether it issued anything.
-  bool batch_alu_run(int core, int scheduler, int local, Cycles t, Cycles throughput,
+  // Issues the rest of the current ALU run, whose instructions cost `cost`, one per
+  // throughput (at least 1) cycles after `t`, all before `horizon`, in O(1) when there is no
+  // event sink. The run's last instruction completes the op, unless it is the trace's last
+  // (the normal path ends the simdgroup). Returns whether it issued anything.
+  bool batch_alu_run(int core, int scheduler, int local, Cycles t, const OpCost& cost,
                      Cycles horizon);
   // Bounds on the other simdgroups of the scheduler while `local` issues only compute
   // instructions, from `t` on; `t` where a bound cannot be given (a slot that a dispatch may

@@ -77,10 +77,11 @@ LaunchReplay::RunHorizons LaunchReplay::run_horizons(int core, int k, int local,
   return h;
 }
 
-bool LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, Cycles throughput,
+bool LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, const OpCost& cost,
                                  Cycles horizon) {
   SimdgroupSlot& g = sg(core, local);
   Scheduler& s = scheduler(core, k);
+  const Cycles throughput = cost.throughput;
   const Cycles spacing = std::max(throughput, Cycles(1));
   // Instructions j = 1..n at t + j * spacing, all before the horizon; the trace's last
   // instruction stays.
@@ -112,8 +113,7 @@ bool LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, Cycles th
   g.run_left -= static_cast<std::uint32_t>(n);
   if (g.run_left == 0) {
     // The run's last instruction issued at `last`: the op completes as issue() completes it.
-    const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
-    complete_op(core, local, alu_done(g, op, device_.costs->alu(op.kind), last),
+    complete_op(core, local, alu_done(g, g.ops[g.pc & g.ops_mask], cost, last),
                 StallClass::kAluBusy, -1, last, last + Cycles(1));
     return true;
   }
@@ -148,9 +148,9 @@ void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
     if (op.op == sim::OpClass::kAlu && g.run_left > 1) {
       // Inside a run: the rest in one step; one per cycle, they leave no cycle to the other
       // simdgroups.
-      const Cycles throughput = device_.costs->alu(op.kind).throughput;
-      if (batch_alu_run(core, k, local, s.last_issue, throughput,
-                        throughput <= Cycles(1) ? horizon.preempt : horizon.any)) {
+      const OpCost& cost = device_.costs->alu(op.kind);
+      if (batch_alu_run(core, k, local, s.last_issue, cost,
+                        cost.throughput <= Cycles(1) ? horizon.preempt : horizon.any)) {
         continue;
       }
     }
