@@ -71,7 +71,7 @@ struct Axpy {
     float alpha = 3.0f;
   } params;
   LaunchSpec spec() {
-    LaunchSpec s = testing::spec("test_axpy", {16, 4, 1}, {64, 1, 1});
+    LaunchSpec s = testing::spec("test_axpy_grid", {16, 4, 1}, {64, 1, 1});
     s.buffers[0] = testing::buffer(x);
     s.buffers[1] = testing::buffer(y);
     s.buffers[2] = testing::buffer(params);
@@ -91,10 +91,11 @@ TEST(TraceSinkTest, ReceivesEveryThreadgroupOnceAsTheLaunchWouldRecordIt) {
 
   EXPECT_TRUE(sunk.trace.simdgroups.empty());
   EXPECT_EQ(sunk.trace.kernel, whole.trace.kernel);
+  EXPECT_EQ(whole_run.y, std::vector<float>(4096, 2.0f + 3.0f * 1.0f));
   EXPECT_EQ(sunk_run.y, whole_run.y);
   ASSERT_EQ(sink.headers.size(), 1u);
   const LaunchHeader& h = sink.headers[0];
-  EXPECT_EQ(h.kernel, "test_axpy");
+  EXPECT_EQ(h.kernel, "test_axpy_grid");
   EXPECT_EQ(h.threadgroups_per_grid, (std::array<std::uint32_t, 3>{16, 4, 1}));
   EXPECT_EQ(h.threads_per_threadgroup, (std::array<std::uint32_t, 3>{64, 1, 1}));
   EXPECT_EQ(h.threadgroup_memory_bytes, whole.trace.threadgroup_memory_bytes);

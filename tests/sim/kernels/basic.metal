@@ -18,6 +18,21 @@ kernel void test_axpy(device const float* x [[buffer(0)]],
   y[gid] = params.alpha * x[gid] + y[gid];
 }
 
+// test_axpy over a 2D grid: every thread of the grid owns one element (row-major over the
+// grid's threads), so threadgroups never share one and the result does not depend on the
+// order they run in.
+kernel void test_axpy_grid(device const float* x [[buffer(0)]],
+                           device float* y [[buffer(1)]],
+                           constant AxpyParams& params [[buffer(2)]],
+                           uint2 gid [[thread_position_in_grid]],
+                           uint2 grid [[threads_per_grid]]) {
+  const uint i = gid.y * grid.x + gid.x;
+  if (i >= params.n) {
+    return;
+  }
+  y[i] = params.alpha * x[i] + y[i];
+}
+
 // Writes every built-in of each thread: 16 uints per thread, indexed by the linear thread
 // position in the grid.
 kernel void test_builtins(device uint* out [[buffer(0)]],
