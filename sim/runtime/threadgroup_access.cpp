@@ -14,6 +14,10 @@ using detail::xyz;
 
 void ThreadgroupRun::access(LaneContext& lane, const Region& region, const void* address,
                             std::uint32_t bytes, AccessKind kind) {
+  const bool tg = region.space == Space::kThreadgroup;
+  // A pending matrix load must read memory before this lane writes it, and before it touches
+  // threadgroup memory at all, so the race sanitizer sees the access after the load.
+  if ((tg || kind != AccessKind::kLoad) && past_pending_load(lane)) wait_for_loads(lane);
   const auto* p = static_cast<const std::byte*>(address);
   const std::ptrdiff_t offset = p - region.base;
   if (p < region.base || static_cast<std::size_t>(offset) + bytes > region.bytes) {
@@ -31,7 +35,6 @@ void ThreadgroupRun::access(LaneContext& lane, const Region& region, const void*
         xyz(position_));
     fatal(std::move(d));
   }
-  const bool tg = region.space == Space::kThreadgroup;
   if (tg && checking_) check_shadow(lane, region, static_cast<std::uint32_t>(offset), bytes, kind);
   flush_alu(lane);
   if (!tracing_) return;

@@ -25,7 +25,7 @@ using detail::xyz;
 bool ThreadgroupRun::deferrable(const CollectiveCall& call) {
   const SyncClass c = call.sync_class;
   return (c == SyncClass::kMatrixMultiply || c == SyncClass::kMatrixFill ||
-          c == SyncClass::kMatrixCopy) &&
+          c == SyncClass::kMatrixCopy || c == SyncClass::kMatrixLoad) &&
          call.op_bytes <= DeferredMatrixOp::kMaxOpBytes;
 }
 
@@ -71,6 +71,9 @@ void ThreadgroupRun::defer_matrix_op(LaneContext& lane, const CollectiveCall& ca
     op.sync_class = call.sync_class;
     op.trace_kind = call.trace_kind;
     log.details[index].matrix_reads = call.matrix_reads;
+    if (call.sync_class == SyncClass::kMatrixLoad && log.first_load == DeferredMatrixLog::kNoLoad) {
+      log.first_load = index;
+    }
     ++log.count;
   } else {
     const DeferredMatrixOp& op = log.ops[index];
@@ -163,6 +166,10 @@ void ThreadgroupRun::perform_deferred(SimdgroupRun& sg, std::uint32_t count) {
     sg.exchange.active_mask = op.lanes;
     sg.exchange.op = op.op.data();
     sg.op_accesses.clear();
+    // A load reads memory: for the race sanitizer it separates what the lanes did before it
+    // from what they do after, as a collective does.
+    const bool load = op.sync_class == SyncClass::kMatrixLoad;
+    if (load && checking_) sg.sync_epoch = worker_.shadow.next_simd_epoch();
     try {
       current_lane = &performer;
       op.apply(sg.exchange, sg, performer);
@@ -172,6 +179,7 @@ void ThreadgroupRun::perform_deferred(SimdgroupRun& sg, std::uint32_t count) {
       aborted_ = true;
       return;
     }
+    if (load && checking_) sg.sync_epoch = worker_.shadow.next_simd_epoch();
     if (tracing_) {
       sg.builder.append_sync(detail::op_class_of(op.sync_class), op.trace_kind, op.lanes,
                              sg.op_accesses, log.details[i].matrix_reads, op.matrix_write);
@@ -193,6 +201,40 @@ void ThreadgroupRun::perform_deferred(SimdgroupRun& sg, std::uint32_t count) {
   std::move(log.details.begin() + count, log.details.begin() + log.count, log.details.begin());
   log.count -= count;
   if (log.count == 0) log.alu_work.clear();
+  log.first_load = DeferredMatrixLog::kNoLoad;
+  for (std::uint32_t i = 0; i < log.count; ++i) {
+    if (log.ops[i].sync_class == SyncClass::kMatrixLoad) {
+      log.first_load = i;
+      break;
+    }
+  }
+}
+
+void ThreadgroupRun::wait_for_loads(LaneContext& lane) {
+  runs_[lane.linear_id].wait = WaitState::kMatrixLoad;
+  lane.simd->at_load |= 1u << lane.lane;
+  yield(lane);
+}
+
+bool ThreadgroupRun::release_load_waiters(SimdgroupRun& sg) {
+  const std::uint32_t waiting = sg.at_load;
+  if (waiting == 0) return false;
+  // Lanes at a collective that did not reach the ops the waiters went past are earlier in
+  // program order (a divergent branch): their collective resolves first, and they may yet
+  // join those ops.
+  const std::uint32_t need = deferred_reached_by(sg, waiting);
+  for (std::uint32_t rest = sg.at_collective; rest != 0; rest &= rest - 1) {
+    const auto l = static_cast<std::uint32_t>(std::countr_zero(rest));
+    if (runs_[sg.first_lane + l].deferred_reached < need) return false;
+  }
+  perform_deferred(sg, need);
+  if (aborted_) return false;
+  for (std::uint32_t rest = waiting; rest != 0; rest &= rest - 1) {
+    runs_[sg.first_lane + static_cast<std::uint32_t>(std::countr_zero(rest))].wait =
+        WaitState::kRunnable;
+  }
+  sg.at_load = 0;
+  return true;
 }
 
 std::uint32_t ThreadgroupRun::deferred_reached_by(const SimdgroupRun& sg,

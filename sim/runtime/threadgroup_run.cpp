@@ -118,6 +118,7 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
     if (s < worker_.deferred_logs.size()) sg.deferred = std::move(worker_.deferred_logs[s]);
     sg.deferred.count = 0;  // a threadgroup that stopped early may have left some
     sg.deferred.alu_work.clear();
+    sg.deferred.first_load = DeferredMatrixLog::kNoLoad;
     if (tracing_) {
       out_.traces[s].threadgroup = position_;
       out_.traces[s].simdgroup = s;
@@ -303,6 +304,8 @@ bool ThreadgroupRun::resolve_simdgroup(SimdgroupRun& sg) {
   // barrier, or has returned. Lanes at collectives form groups by call site; the group at
   // the site first in program order runs now, with the mask of its lanes (Metal's active
   // lanes). Lanes at a threadgroup barrier simply keep waiting.
+  if (release_load_waiters(sg)) return true;
+  if (aborted_) return false;
   const std::uint32_t waiting = sg.at_collective;
   if (waiting == 0) return false;
   const LaneRun* runs = &runs_[sg.first_lane];

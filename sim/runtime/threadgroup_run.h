@@ -76,7 +76,9 @@ struct ThreadgroupOutput {
   LaunchStats stats;
 };
 
-enum class WaitState : std::uint8_t { kRunnable, kSimd, kThreadgroup, kDone };
+// kMatrixLoad: the lane went past a pending matrix load and waits for it to read memory
+// before its own next access (ThreadgroupRun::wait_for_loads).
+enum class WaitState : std::uint8_t { kRunnable, kSimd, kThreadgroup, kMatrixLoad, kDone };
 
 // Pending ALU work checks of the arrival paths: they read only the kinds with work.
 inline bool has_alu_work(const AluWork& work) { return work.kinds != 0; }
@@ -108,9 +110,11 @@ struct SimdgroupRun {
   std::uint32_t first_lane = 0;
   std::uint32_t lane_count = 0;
   std::uint32_t sync_epoch = 0;
-  // Lanes (bit l = lane l) waiting at a collective, at a threadgroup barrier, returned.
+  // Lanes (bit l = lane l) waiting at a collective, at a threadgroup barrier, for pending
+  // matrix loads, returned.
   std::uint32_t at_collective = 0;
   std::uint32_t at_barrier = 0;
+  std::uint32_t at_load = 0;
   std::uint32_t done = 0;
   // Checked on arrival, while the lane's data is hot: `same_call` holds the waiting lanes
   // whose call equals *ref_call (a call in a waiting lane's frame).
@@ -176,6 +180,15 @@ class ThreadgroupRun {
   // Matrix ops that need no waiting (DeferredMatrixOp): records or checks the lane's arrival.
   static bool deferrable(const CollectiveCall& call);
   void defer_matrix_op(LaneContext& lane, const CollectiveCall& call);
+  // True if the lane went past a matrix load that has not read memory yet.
+  bool past_pending_load(const LaneContext& lane) const {
+    return runs_[lane.linear_id].deferred_reached > lane.simd->deferred.first_load;
+  }
+  // Suspends a lane past a pending load until the ops it reached are performed.
+  void wait_for_loads(LaneContext& lane);
+  // Once no lane of the simdgroup can run: performs the ops that the lanes waiting for loads
+  // reached and lets them go on, unless a collective earlier in program order comes first.
+  bool release_load_waiters(SimdgroupRun& simd);
   [[noreturn, gnu::cold]] void report_matrix_divergence(LaneContext& lane,
                                                         std::source_location site,
                                                         const DeferredMatrixOp& op, bool same_site);

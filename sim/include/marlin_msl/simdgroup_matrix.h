@@ -5,8 +5,9 @@
 // program order, so the lanes of a simdgroup agree on slot numbers as long as they construct
 // matrices uniformly (Metal requires simdgroup-uniform use). Every operation that writes a
 // matrix (load, store, multiply-accumulate, fill, copy) is a simdgroup collective performed
-// once, after all live lanes arrived. Elements are kept as float; a half matrix holds values
-// rounded to half.
+// once, for all live lanes (docs/engine.md: loads, multiplies, fills and copies are performed
+// later, as if the lanes had waited at them). Elements are kept as float; a half matrix holds
+// values rounded to half.
 //
 // Memory layout convention (Metal's): element (row r, column c) of a matrix loaded from
 // `src` with `elements_per_row` = s and origin = (x, y) is src[(y + r) * s + x + c]; with
