@@ -1,6 +1,7 @@
-// Matrix multiplies, fills and copies without waiting (DeferredMatrixOp): lanes record or
-// check their arrival and go on; each op runs once, in program order, just before the
-// synchronizing op that follows it.
+// Matrix multiplies, fills, copies and loads without waiting (DeferredMatrixOp): lanes record
+// or check their arrival and go on; each op runs once, in program order, just before the
+// synchronizing op that follows it, or once the lanes past a pending load wait to access
+// memory.
 #include <fmt/format.h>
 
 #include <algorithm>
