@@ -133,26 +133,68 @@ TEST(CliSample, AWholeGridWhoseFullRunOverflowsTheL2ScalesItsSamplesL2) {
   EXPECT_GE(s.at("l2_overflow").at("added_misses").get<double>(), kL2AddedMisses);
 }
 
-TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {
-  // At 4 GB/s of DRAM the decode launch is DRAM-bound, so the slice replays again with its
-  // distinct loaded bytes' share of the bandwidth. Its threadgroup (of 32) loads all of A
-  // (16 x K halves: 32 K bytes), 64 of the 2048 weight columns (4 bits each: 32 K) and their
-  // scales (one half per 128 rows: 1 K), against the problem's 32 K + 1024 K + 32 K.
+// m4max with 4 GB/s of DRAM, where decode launches are DRAM-bound.
+model::DeviceSpec m4max_at_4_gb_per_s() {
   model::DeviceSpec device = model::load_device("m4max");
   device.memory.dram_bandwidth_bytes_per_s = 4e9;
+  return device;
+}
+
+// The sampled run of marlin_gemm_fused_fp4 64x64x32 at 16 x n x 4096: one row of n / 64
+// threadgroups.
+KernelRunRequest sampled_decode(std::int64_t n) {
   KernelRunRequest request;
   request.kernel = "marlin_gemm_fused_fp4";
   request.tile = analytic::Tile{64, 64, 32};
-  request.problem = {.m = 16, .n = 2048, .k = 4096};
+  request.problem = {.m = 16, .n = n, .k = 4096};
   request.sample = true;
+  return request;
+}
+
+TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {
+  // At 4 GB/s of DRAM the decode launch is DRAM-bound; its grid, one row of 136 threadgroups
+  // (4 per core), is too large to run whole, so the slice replays again with its distinct loaded
+  // bytes' share of the bandwidth. Its four threadgroups load all of A (16 x K halves: 32 units
+  // of 4 KiB), 256 of the 8704 weight columns (4 bits each: 128 units) and their scales (one
+  // half per 128 rows: 4 units), against the problem's 32 + 4352 + 136 units.
+  const model::DeviceSpec device = m4max_at_4_gb_per_s();
+  const KernelRunRequest request = sampled_decode(8704);
   const KernelRunReport report = run_kernel(device, request);
   ASSERT_TRUE(report.sampling.has_value());
-  EXPECT_DOUBLE_EQ(report.sampling->share, 1.0 / 32);
-  EXPECT_NEAR(report.sampling->dram_share, 65.0 / 1088.0, 1e-12);
+  EXPECT_DOUBLE_EQ(report.sampling->share, 4.0 / 136);
+  EXPECT_NEAR(report.sampling->dram_share, 164.0 / 4520.0, 1e-12);
+  EXPECT_FALSE(report.sampling->dram_bound_whole);
   // The same run on the device's own bandwidth is not DRAM-bound.
   const KernelRunReport fast = run_kernel(model::load_device("m4max"), request);
   ASSERT_TRUE(fast.sampling.has_value());
   EXPECT_EQ(fast.sampling->dram_share, 1.0);
+}
+
+TEST(CliSample, ADramBoundDecodeSliceRunsTheWholeGrid) {
+  // At 4 GB/s the decode launch of 32 threadgroups, one per core, is DRAM-bound: its slice of
+  // one threadgroup outran DRAM, and the whole grid, a few slices' work, runs in its place.
+  const model::DeviceSpec device = m4max_at_4_gb_per_s();
+  const KernelRunRequest request = sampled_decode(2048);
+  const KernelRunReport report = run_kernel(device, request);
+  ASSERT_TRUE(report.sampling.has_value());
+  EXPECT_TRUE(report.sampling->dram_bound_whole);
+  EXPECT_EQ(report.sampling->cores, device.gpu.cores);
+  EXPECT_DOUBLE_EQ(report.sampling->share, 1.0);
+  EXPECT_EQ(report.sampling->dram_share, 1.0);
+  // It is the run that --sample-cores 40 asks for, plus the slice's work: the same cycles.
+  KernelRunRequest whole = request;
+  whole.sample_cores = device.gpu.cores;
+  const KernelRunReport asked = run_kernel(device, whole);
+  ASSERT_TRUE(asked.sampling.has_value());
+  EXPECT_FALSE(asked.sampling->dram_bound_whole);
+  EXPECT_EQ(report.timing.total_cycles, asked.timing.total_cycles);
+  EXPECT_GT(report.sampling->work_fraction, asked.sampling->work_fraction);
+  EXPECT_GT(report.sampling->simulated_instructions, asked.sampling->simulated_instructions);
+  // On the device's own bandwidth the slice stays.
+  const KernelRunReport fast = run_kernel(model::load_device("m4max"), request);
+  ASSERT_TRUE(fast.sampling.has_value());
+  EXPECT_FALSE(fast.sampling->dram_bound_whole);
+  EXPECT_EQ(fast.sampling->cores, 1);
 }
 
 TEST(CliSample, ReportsADramBoundReplay) {
@@ -163,39 +205,48 @@ TEST(CliSample, ReportsADramBoundReplay) {
                                          "source": "test"}}})");
   const std::vector<std::string> args = {"run",      "--kernel", "marlin_gemm_fused_fp4",
                                          "--tile",   "64x64x32", "--m",
-                                         "16",       "--n",      "2048",
+                                         "16",       "--n",      "8704",
                                          "--k",      "4096",     "--sample",
                                          "--device", profile};
   const CliResult text = run_cli(args);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   std::vector<std::string> json_args = args;
   json_args.push_back("--json");
-  // The share of the test above: 65 K of the problem's 1088 K bytes.
-  EXPECT_NEAR(run_json(json_args).at("sampling").at("dram_share").get<double>(), 65.0 / 1088.0,
-              1e-12);
-  EXPECT_NE(text.out.find("DRAM-bound: replayed with 5.97% of the DRAM bandwidth"),
-            std::string::npos);
+  // The share of the test above: 164 of the problem's 4520 units of 4 KiB.
+  const nlohmann::json sampling = run_json(json_args).at("sampling");
+  EXPECT_NEAR(sampling.at("dram_share").get<double>(), 164.0 / 4520.0, 1e-12);
+  EXPECT_EQ(sampling.at("dram_bound_whole"), false);
+  EXPECT_NE(text.out.find("DRAM-bound: replayed with 3.63% of the DRAM bandwidth"),
+            std::string::npos)
+      << text.out;
+  // The decode launch of 32 threadgroups runs whole, and says why.
+  std::vector<std::string> decode = args;
+  decode[8] = "2048";  // --n
+  const CliResult whole = run_cli(decode);
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_NE(whole.out.find("40 of 40 cores (100.00% of the threadgroups)"), std::string::npos)
+      << whole.out;
+  EXPECT_NE(whole.out.find("DRAM-bound: its slice outran DRAM, so the whole grid ran"),
+            std::string::npos)
+      << whole.out;
+  decode.push_back("--json");
+  EXPECT_EQ(run_json(decode).at("sampling").at("dram_bound_whole"), true);
 }
 
 // A sampled run's replays take the run's host threads once nothing is left to dispatch; the
 // results are those of one thread. Two launches that replay more than once: a whole grid whose
-// samples replay again with the L2 in proportion (the m1 launch above, one wave), and the decode
-// launch of the DRAM-bound tests above sliced to two cores, one threadgroup each, whose samples
-// replay again with the slice's share of the bandwidth.
+// samples replay again with the L2 in proportion (the m1 launch above, one wave), and the wide
+// decode launch of the DRAM-bound tests above sliced to two cores, four threadgroups each,
+// whose samples replay again with the slice's share of the bandwidth.
 TEST(CliSample, ReplaysOnTheHostThreadsGiveTheResultsOfOne) {
   KernelRunRequest whole;
   whole.kernel = "marlin_gemm_fp4";
   whole.tile = analytic::Tile{64, 64, 32};
   whole.problem = {.m = 128, .n = 1024, .k = 4096};
   whole.sample = true;
-  KernelRunRequest slice;
-  slice.kernel = "marlin_gemm_fused_fp4";
-  slice.tile = analytic::Tile{64, 64, 32};
-  slice.problem = {.m = 16, .n = 2048, .k = 4096};
-  slice.sample = true;
+  KernelRunRequest slice = sampled_decode(8704);
   slice.sample_cores = 2;
-  model::DeviceSpec slow = model::load_device("m4max");
-  slow.memory.dram_bandwidth_bytes_per_s = 4e9;
+  const model::DeviceSpec slow = m4max_at_4_gb_per_s();
   const std::vector<std::pair<model::DeviceSpec, KernelRunRequest>> runs{
       {model::load_device("m1"), whole}, {slow, slice}};
   for (const auto& [device, request] : runs) {

@@ -383,14 +383,22 @@ std::vector<timing::TimingResult> replay_all(
   return runs;
 }
 
+std::int64_t replayed_instructions(const std::vector<timing::TimingResult>& runs) {
+  std::int64_t n = 0;
+  for (const timing::TimingResult& run : runs) n += run.instructions;
+  return n;
+}
+
 // The sampled run (sampling.h): a slice of the threadgroups at one or two reduced K values,
 // extrapolated to the whole launch. Each K's timing replay runs on its own thread while the
 // engine goes on to the next K (longest first); results do not depend on the overlap. The slice
 // replays with the device's DRAM bandwidth unless that would make the launch move the problem's
-// bytes faster than DRAM can; then all K values replay again with the slice's share of it.
+// bytes faster than DRAM can; then all K values replay again with the slice's share of it, or
+// the whole grid runs instead when it is small (dram_bound_runs_whole). `start` is when the
+// sampled run began: the timing model's time is what the engine's left of the time since.
 void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& request,
-                 const kernels::WeightFormat& format, KernelRunReport& report) {
-  const Clock::time_point start = Clock::now();
+                 const kernels::WeightFormat& format, KernelRunReport& report,
+                 Clock::time_point start) {
   const kernels::GemmProblem& p = report.problem;
   const sim::Dim3 grid = main_grid(report.kernel, p);
   const SamplingPlan plan = plan_sampling(device, report.kernel, p, request.group_size, grid,
@@ -495,6 +503,16 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   const SampledLaunches& last = pending.back()->launches;
   const bool saturated =
       sliced && saturates_dram(last.problem_bytes, runs.back().total_cycles, device);
+  if (saturated && dram_bound_runs_whole(grid.volume())) {
+    // The slice's runs count in the work, the instructions and the time of the whole grid's.
+    KernelRunRequest whole = request;
+    whole.sample_cores = device.gpu.cores;
+    run_sampled(device, whole, format, report, start);
+    report.sampling->dram_bound_whole = true;
+    report.sampling->work_fraction += work / static_cast<double>(p.k);
+    report.sampling->simulated_instructions += replayed_instructions(runs);
+    return;
+  }
   if (saturated) {
     for (const std::unique_ptr<PendingTiming>& job : pending) {
       job->launches.set_bytes_share(device.memory.l1.line_bytes);
@@ -502,8 +520,6 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     runs = replay_all(
         pending, [&](const PendingTiming& job) { return device_for(job, true); }, replay_again);
   }
-  std::int64_t simulated = 0;
-  for (const timing::TimingResult& run : runs) simulated += run.instructions;
   // The timing model's share of the wall time is what the engine did not overlap.
   report.timing_seconds = std::max(0.0, seconds_since(start) - report.functional_seconds);
   report.timing =
@@ -520,7 +536,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
                                    .share = last.share,
                                    .dram_share = saturated ? last.bytes_share : 1.0,
                                    .work_fraction = work / static_cast<double>(p.k),
-                                   .simulated_instructions = simulated,
+                                   .simulated_instructions = replayed_instructions(runs),
                                    .translated_threadgroups = translated,
                                    .simulated_threadgroups = simulated_threadgroups,
                                    .largest_measured_error = precise ? kPreciseLargestMeasuredError
@@ -569,7 +585,7 @@ KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunReque
       2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
 
   if (request.sample) {
-    run_sampled(device, request, format, report);
+    run_sampled(device, request, format, report, Clock::now());
   } else {
     run_full(device, request, format, trace_file, report);
   }

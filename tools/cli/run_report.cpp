@@ -56,6 +56,17 @@ std::string scaled_l2(const SamplingReport& s) {
                      sizes, 100 * (s.l2_overflow ? s.l2_overflow->added_misses : 0.0));
 }
 
+// How a DRAM-bound launch was sampled (sampling.h): the slice at its share of the bandwidth,
+// or the whole grid in its place; nothing when the launch is not DRAM-bound.
+std::string dram_bound(const SamplingReport& s) {
+  if (s.dram_share < 1) {
+    return fmt::format(", DRAM-bound: replayed with {:.2f}% of the DRAM bandwidth",
+                       100 * s.dram_share);
+  }
+  if (s.dram_bound_whole) return ", DRAM-bound: its slice outran DRAM, so the whole grid ran";
+  return {};
+}
+
 // " (the engine ran 10 of its 206 threadgroups, the others by translation)" (sampling.h).
 std::string translated(const SamplingReport& s) {
   if (s.translated_threadgroups == 0) return {};
@@ -73,10 +84,8 @@ void print_sampling(std::ostream& out, const SamplingReport& s, std::int64_t k) 
       s.precision == SamplePrecision::kPrecise ? " (precise)" : "", s.cores, s.device_cores,
       100 * s.share, k_list(s.k_values),
       s.k_values.size() > 1 ? fmt::format(", extrapolated to {}", k) : std::string(), scaled_l2(s),
-      s.dram_share < 1 ? fmt::format(", DRAM-bound: replayed with {:.2f}% of the DRAM bandwidth",
-                                     100 * s.dram_share)
-                       : std::string(),
-      100 * s.work_fraction, translated(s), 100 * s.error_bound, 100 * s.largest_measured_error);
+      dram_bound(s), 100 * s.work_fraction, translated(s), 100 * s.error_bound,
+      100 * s.largest_measured_error);
   if (s.precise_runs_whole) {
     out << fmt::format(
         "sampled: fast sampling was measured up to {:.1f}% off on sliced grids like this one "
@@ -104,7 +113,8 @@ nlohmann::json sampling_json(const SamplingReport& s) {
       {"dram_share", s.dram_share},
       {"error_bound", s.error_bound},
       {"largest_measured_error", s.largest_measured_error},
-      {"precise_runs_whole", s.precise_runs_whole}};
+      {"precise_runs_whole", s.precise_runs_whole},
+      {"dram_bound_whole", s.dram_bound_whole}};
 }
 
 void print_trace(std::ostream& out, const TraceReport& trace) {

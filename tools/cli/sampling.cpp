@@ -198,6 +198,10 @@ sim::LaunchTrace compact_slice(sim::LaunchTrace trace) {
   return trace;
 }
 
+bool dram_bound_runs_whole(std::uint64_t threadgroups) {
+  return threadgroups <= static_cast<std::uint64_t>(kMaxWholeGrid);
+}
+
 bool saturates_dram(std::int64_t problem_bytes, timing::Cycles cycles,
                     const model::DeviceSpec& device) {
   const double seconds = timing::to_seconds(cycles, device.gpu);
