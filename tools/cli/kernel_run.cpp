@@ -395,7 +395,7 @@ std::int64_t replayed_instructions(const std::vector<timing::TimingResult>& runs
 // replays with the device's DRAM bandwidth unless that would make the launch move the problem's
 // bytes faster than DRAM can; then all K values replay again with the slice's share of it, or
 // the whole grid runs instead when it is small (dram_bound_runs_whole). `start` is when the
-// sampled run began: the timing model's time is what the engine's left of the time since.
+// sampled run began; the timing model's time is the time since then not spent in the engine.
 void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& request,
                  const kernels::WeightFormat& format, KernelRunReport& report,
                  Clock::time_point start) {
