@@ -172,7 +172,7 @@ TEST(CliSample, ADramBoundSliceReplaysWithItsShareOfTheBandwidth) {
 
 TEST(CliSample, ADramBoundDecodeSliceRunsTheWholeGrid) {
   // At 4 GB/s the decode launch of 32 threadgroups, one per core, is DRAM-bound: its slice of
-  // one threadgroup outran DRAM, and the whole grid, a few slices' work, runs in its place.
+  // one threadgroup outran DRAM, and the whole grid runs in its place.
   const model::DeviceSpec device = m4max_at_4_gb_per_s();
   const KernelRunRequest request = sampled_decode(2048);
   const KernelRunReport report = run_kernel(device, request);
