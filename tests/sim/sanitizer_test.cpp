@@ -218,5 +218,30 @@ TEST(SanitizerTest, FiberStackOverflowIsReported) {
   EXPECT_EQ(out[0], 1536.0f);
 }
 
+// A matrix load's row holds elements that several threads stored: the sanitizer checks each
+// element, and reports the one nobody wrote.
+TEST(SanitizerTest, MatrixLoadOfAnUnwrittenElement) {
+  std::vector<_Float16> out(64);
+  LaunchSpec s = testing::spec("bug_matrix_load_uninitialized", {1, 1, 1}, {32, 1, 1});
+  s.buffers[0] = testing::buffer(out);
+  const LaunchResult r = run_collecting(s);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].kind, DiagnosticKind::kUninitializedRead);
+  EXPECT_EQ(r.diagnostics[0].offset, 53 * 2) << r.diagnostics[0].message;  // element 53
+}
+
+// The load reads row 0 after simdgroup 1 wrote it again: a race with thread 32, the writer of
+// element 0.
+TEST(SanitizerTest, MatrixLoadRacingWithAnotherSimdgroupsStores) {
+  std::vector<_Float16> out(64);
+  LaunchSpec s = testing::spec("bug_matrix_load_race", {1, 1, 1}, {64, 1, 1});
+  s.buffers[0] = testing::buffer(out);
+  const LaunchResult r = run_collecting(s);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].kind, DiagnosticKind::kThreadgroupRace);
+  EXPECT_EQ(r.diagnostics[0].offset, 0) << r.diagnostics[0].message;
+  EXPECT_EQ(r.diagnostics[0].other_thread[0], 32u) << r.diagnostics[0].message;
+}
+
 }  // namespace
 }  // namespace marlin::sim

@@ -110,6 +110,36 @@ kernel void bug_matrix_oob(device const float* in [[buffer(0)]],
   simdgroup_store(m, out, 8);
 }
 
+// One simdgroup fills an 8x8 half tile, two elements per lane, but lane 21 skips element 53
+// (row 6, column 5); the matrix load's row 6 then reads two bytes nobody wrote.
+kernel void bug_matrix_load_uninitialized(device half* out [[buffer(0)]],
+                                          uint lane [[thread_index_in_simdgroup]]) {
+  threadgroup half tile[64];
+  tile[lane] = half(lane);
+  if (lane != 21) tile[lane + 32] = half(lane);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  simdgroup_half8x8 m;
+  simdgroup_load(m, tile, 8);
+  simdgroup_store(m, out, 8);
+}
+
+// Both simdgroups fill the tile; after the barrier simdgroup 1 writes rows 0-3 again while
+// simdgroup 0 loads the tile, with no barrier between.
+kernel void bug_matrix_load_race(device half* out [[buffer(0)]],
+                                 uint lane [[thread_index_in_simdgroup]],
+                                 uint simd [[simdgroup_index_in_threadgroup]]) {
+  threadgroup half tile[64];
+  tile[simd * 32 + lane] = half(lane);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  if (simd == 1) {
+    tile[lane] = half(2 * lane);
+  } else {
+    simdgroup_half8x8 m;
+    simdgroup_load(m, tile, 8);
+    simdgroup_store(m, out, 8);
+  }
+}
+
 // Uses about 6 KiB of thread stack (a test launches it with 4 KiB fiber stacks).
 kernel void bug_stack_hungry(device const float* in [[buffer(0)]],
                              device float* out [[buffer(1)]],
