@@ -20,11 +20,13 @@ struct Shape {
   std::optional<analytic::Tile> tile;
   std::int64_t m, n, k;
   int k_parallel = 1;
+  double dram_bytes_per_s = 0;  // 0: the device's DRAM bandwidth
 };
 
 void PrintTo(const Shape& s, std::ostream* os) {
   *os << s.device << " " << s.kernel << " " << s.m << "x" << s.n << "x" << s.k << " P"
       << s.k_parallel;
+  if (s.dram_bytes_per_s > 0) *os << " DRAM " << s.dram_bytes_per_s / 1e9 << " GB/s";
 }
 
 const char* name_of(SamplePrecision precision) {
@@ -42,7 +44,8 @@ class SampledAccuracy : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(SampledAccuracy, CyclesWithinTheBoundOfTheFullRun) {
   const Shape& s = GetParam();
-  const model::DeviceSpec device = model::load_device(s.device);
+  model::DeviceSpec device = model::load_device(s.device);
+  if (s.dram_bytes_per_s > 0) device.memory.dram_bandwidth_bytes_per_s = s.dram_bytes_per_s;
   KernelRunRequest request;
   request.kernel = s.kernel;
   request.tile = s.tile;
@@ -57,6 +60,10 @@ TEST_P(SampledAccuracy, CyclesWithinTheBoundOfTheFullRun) {
     ASSERT_TRUE(sampled.sampling.has_value());
     // The sample did less work than the full run: K was sampled or threadgroups were sliced.
     EXPECT_LT(sampled.sampling->work_fraction, 0.5) << name_of(precision);
+    // A decode launch that DRAM bounds runs its whole grid (sampling.h, dram_bound_runs_whole).
+    if (s.dram_bytes_per_s > 0) {
+      EXPECT_EQ(sampled.sampling->cores, device.gpu.cores) << name_of(precision);
+    }
     expect_within_bound(sampled, full_cycles, name_of(precision));
   }
 }
@@ -102,29 +109,6 @@ TEST(SampledAccuracyL2, SamplesFollowAnL2TheFullRunOverflows) {
   EXPECT_EQ(kept.sampling->l2_bytes.front(), large_l2.memory.l2.size_bytes);
 }
 
-// A DRAM-bound decode launch: m4max at 4 GB/s, one threadgroup per core. Its slice at the
-// slice's share of the bandwidth was 7.8% off; the whole grid runs in its place.
-TEST(SampledAccuracyDram, ADramBoundDecodeLaunch) {
-  model::DeviceSpec device = model::load_device("m4max");
-  device.memory.dram_bandwidth_bytes_per_s = 4e9;
-  KernelRunRequest request;
-  request.kernel = "marlin_gemm_fused_fp4";
-  request.tile = analytic::Tile{32, 128, 32};
-  request.problem = {.m = 1, .n = 4096, .k = 2048};
-  request.host_threads = 2;
-  const double full = static_cast<double>(run_kernel(device, request).timing.total_cycles.count());
-  request.sample = true;
-  for (const SamplePrecision precision : {SamplePrecision::kFast, SamplePrecision::kPrecise}) {
-    request.sample_precision = precision;
-    const char* name = name_of(precision);
-    const KernelRunReport sampled = run_kernel(device, request);
-    ASSERT_TRUE(sampled.sampling.has_value());
-    EXPECT_EQ(sampled.sampling->cores, device.gpu.cores) << name;  // the whole grid
-    EXPECT_LT(sampled.sampling->work_fraction, 0.5) << name;
-    expect_within_bound(sampled, full, name);
-  }
-}
-
 const analytic::Tile k64x64x32{64, 64, 32};
 
 INSTANTIATE_TEST_SUITE_P(
@@ -148,7 +132,11 @@ INSTANTIATE_TEST_SUITE_P(
         // The same sliced (over 128 threadgroups): ragged N on one row of 141, and 9 x 15; both
         // two waves, the last partial.
         Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 16, 9000, 1024},
-        Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 576, 960, 1024}));
+        Shape{"m1", "marlin_gemm_fused_fp4", k64x64x32, 576, 960, 1024},
+        // A DRAM-bound decode: m4max at 4 GB/s, one threadgroup per core. Its slice at the
+        // slice's share of the bandwidth was 7.8% off; the whole grid runs in its place.
+        Shape{"m4max", "marlin_gemm_fused_fp4", analytic::Tile{32, 128, 32}, 1, 4096, 2048, 1,
+              4e9}));
 
 }  // namespace
 }  // namespace marlin::cli
