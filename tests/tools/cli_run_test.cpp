@@ -28,6 +28,24 @@ TEST(CliRun, FusedKernelChecksAndReportsConsistently) {
               2.0 * 3 * 100 * 80, 1e-6 * 2.0 * 3 * 100 * 80);
 }
 
+TEST(CliRun, ReportsTheHostProcessorTimeOfItsEngineAndTimingModel) {
+  for (const bool sample : {false, true}) {
+    std::vector<std::string> args = {"run",    "--kernel", "marlin_gemm_fused_fp4",
+                                     "--tile", "64x64x32", "--m",
+                                     "16",     "--n",      "256",
+                                     "--k",    "2048",     "--json"};
+    if (sample) args.emplace_back("--sample");
+    const nlohmann::json simulator = run_json(args).at("simulator");
+    const double wall =
+        simulator.at("engine_seconds").get<double>() + simulator.at("timing_seconds").get<double>();
+    const double cpu = simulator.at("host_cpu_seconds").get<double>();
+    // The engine ran on the host's processor, so its time is not zero; cores busy is that time
+    // over the wall time of the same span.
+    EXPECT_GT(cpu, 0) << simulator;
+    EXPECT_DOUBLE_EQ(simulator.at("host_cores_busy").get<double>(), cpu / wall) << simulator;
+  }
+}
+
 TEST(CliRun, StripedKernelRunsThreeDispatchesWithKSlices) {
   const nlohmann::json json =
       run_json({"run", "--kernel", "marlin_gemm_fp4_striped", "--tile", "32x128x32", "--m", "2",

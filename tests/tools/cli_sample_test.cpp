@@ -2,12 +2,14 @@
 // `model --timing`, `validate --simulate`'s selection guide and `bench`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "model/device/profile_loader.h"
 #include "tests/tools/cli_runner.h"
+#include "tools/cli/args.h"
 #include "tools/cli/kernel_run.h"
 #include "tools/cli/sampling.h"
 #include "tools/cli/selection_guide.h"
@@ -348,7 +350,7 @@ TEST(SelectionGuide, FastestIsTheMinimumAndHoldsFollowsTheBound) {
 TEST(CliBench, QuickRunReportsEveryCaseAgainstItsTarget) {
   const nlohmann::json json = run_json({"bench", "--quick", "--repeat", "2", "--json"});
   const nlohmann::json& cases = json.at("cases");
-  ASSERT_EQ(cases.size(), 8u);
+  ASSERT_EQ(cases.size(), 9u);
   // The repeated wall-time cases report the fastest of two runs, where its time went and the
   // range.
   for (const int timed : {0, 4}) {
@@ -390,6 +392,27 @@ TEST(CliBench, QuickRunReportsEveryCaseAgainstItsTarget) {
                    100 * std::abs(static_cast<double>(sampled - full)) / static_cast<double>(full));
   // Without --heavy there is no full 4096^3 run to compare the sampled one with.
   EXPECT_TRUE(cases[5].at("measured").is_null());
+  // How busy the host's cores were: the least busy of the two timed runs (the sweep does not
+  // run with --quick), each named in the note with its percentage.
+  const nlohmann::json& busy = cases[7];
+  EXPECT_EQ(busy.at("unit"), "%");
+  EXPECT_TRUE(busy.at("higher_is_better").get<bool>());
+  EXPECT_EQ(busy.at("target").get<double>(), 90.0);
+  note = busy.at("note").get<std::string>();
+  double full_busy = 0;
+  double sampled_busy = 0;
+  unsigned cores = 0;
+  ASSERT_EQ(std::sscanf(note.c_str(), "full 16x4096x1024 %lf%%, sampled 4096x4096x4096 %lf%%; %u",
+                        &full_busy, &sampled_busy, &cores),
+            3)
+      << note;
+  EXPECT_EQ(cores, host_cores());
+  // The note rounds to whole percents; a process cannot keep more than all the host's cores busy.
+  EXPECT_NEAR(busy.at("measured").get<double>(), std::min(full_busy, sampled_busy), 0.5) << note;
+  for (const double percent : {full_busy, sampled_busy}) {
+    EXPECT_GT(percent, 0) << note;
+    EXPECT_LE(percent, 101) << note;
+  }
 }
 
 }  // namespace

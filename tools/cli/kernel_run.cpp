@@ -19,6 +19,7 @@
 #include "model/common/input_error.h"
 #include "model/timing/gpu_timing_model.h"
 #include "model/timing/trace_stream.h"
+#include "tools/cli/host_cpu.h"
 #include "tools/cli/host_memory.h"
 #include "tools/cli/sample_l2.h"
 
@@ -167,6 +168,7 @@ sim::LaunchOptions full_run_engine_options(const KernelRunRequest& request,
 kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunRequest& request,
                            const kernels::GemmOperands& operands, std::ofstream& trace_file,
                            KernelRunReport& report) {
+  const double cpu_start = process_cpu_seconds();
   const Clock::time_point functional_start = Clock::now();
   kernels::GemmRun run =
       kernels::run_gemm(report.kernel, report.problem, operands, engine_limits(device),
@@ -190,6 +192,7 @@ kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunReque
   report.timing = timing::GpuTimingModel(device, replay_timing_options(request))
                       .run(inputs, trace ? &*trace : nullptr);
   report.timing_seconds = seconds_since(timing_start);
+  report.host_cpu_seconds = process_cpu_seconds() - cpu_start;
   if (trace) {
     trace->write(trace_file);
     trace_file.close();
@@ -257,6 +260,7 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
   // The replay is one thread beside the engine's: served first, it keeps pace with the engine
   // instead of being left a wave or more to replay after it (docs/performance.md).
   options.workers_yield = true;
+  const double cpu_start = process_cpu_seconds();
   const Clock::time_point start = Clock::now();
   std::future<timing::TimingResult> timed = std::async(std::launch::async, [&] {
     try {
@@ -288,6 +292,7 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
     replay_error = std::current_exception();
   }
   report.timing_seconds = seconds_since(engine_end);
+  report.host_cpu_seconds = process_cpu_seconds() - cpu_start;
   if (engine_error || replay_error) rethrow_streamed_failure(engine_error, replay_error);
   report.streamed = true;
   report.dispatches = describe_dispatches(device, *run);
@@ -546,6 +551,11 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
 
 }  // namespace
 
+double host_cores_busy(const KernelRunReport& r) {
+  const double wall = r.functional_seconds + r.timing_seconds;
+  return wall > 0 ? r.host_cpu_seconds / wall : 0.0;
+}
+
 KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunRequest& request) {
   KernelRunReport report;
   if (request.sample && (request.check || !request.trace_path.empty())) {
@@ -585,7 +595,9 @@ KernelRunReport run_kernel(const model::DeviceSpec& device, const KernelRunReque
       2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
 
   if (request.sample) {
+    const double cpu_start = process_cpu_seconds();
     run_sampled(device, request, format, report, Clock::now());
+    report.host_cpu_seconds = process_cpu_seconds() - cpu_start;
   } else {
     run_full(device, request, format, trace_file, report);
   }

@@ -75,7 +75,10 @@ struct KernelRunReport {
   double functional_seconds = 0;  // host wall time of the engine
   double timing_seconds = 0;      // host wall time of the timing model (streamed:
                                   // after the engine ended)
-  bool streamed = false;          // the replay ran beside the engine
+  // Host processor time of every thread of the process over the same span as the two wall
+  // times above (sampled runs: the whole sampled run), user and system.
+  double host_cpu_seconds = 0;
+  bool streamed = false;  // the replay ran beside the engine
   // Full runs: the threadgroups of every dispatch, and those whose traces the engine built by
   // translation (they ran untraced).
   std::uint64_t threadgroups = 0;
@@ -87,6 +90,10 @@ struct KernelRunReport {
 // How the analytical model sees a stored weight format: FP16, FP4, or u4 with or without zero
 // points, with its scale grouping. For the formats the GEMM kernels take (int8 has none).
 analytic::WeightSpec analytic_weight_spec(const kernels::WeightFormat& format);
+
+// Host cores busy on average over a run's engine and timing model: its host processor time
+// over its wall time (0 for a run of no measurable wall time).
+double host_cores_busy(const KernelRunReport& r);
 
 // Throws InputError for an unknown kernel or tile, a configuration the device refuses, a
 // shape the kernel cannot run, or a trace file that cannot be written (naming --trace).

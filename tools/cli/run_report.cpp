@@ -229,7 +229,7 @@ void print_run_report(std::ostream& out, const model::DeviceSpec& device,
   if (r.sampling) print_sampling(out, *r.sampling, r.problem.k);
   out << fmt::format(
       "\nsimulator: {} simdgroup instructions in {} (engine{}) + {} (timing{}): {}; {} "
-      "simulated; {:.0f}x slower than the device\n",
+      "simulated; {:.0f}x slower than the device; host CPU {}, {:.2f} cores busy\n",
       format_count(simulated_instructions(r)), format_seconds(r.functional_seconds),
       r.translated_threadgroups > 0
           ? fmt::format("; the traces of {} of its {} threadgroups by translation",
@@ -241,7 +241,8 @@ void print_run_report(std::ostream& out, const model::DeviceSpec& device,
       format_rate(static_cast<double>(t.total_cycles.count()) /
                       std::max(1e-9, r.functional_seconds + r.timing_seconds),
                   "cycles/s"),
-      (r.functional_seconds + r.timing_seconds) / std::max(1e-12, t.seconds));
+      (r.functional_seconds + r.timing_seconds) / std::max(1e-12, t.seconds),
+      format_seconds(r.host_cpu_seconds), host_cores_busy(r));
 }
 
 nlohmann::json run_report_json(const model::DeviceSpec& device, const KernelRunReport& r) {
@@ -301,6 +302,8 @@ nlohmann::json run_report_json(const model::DeviceSpec& device, const KernelRunR
         {"predicted_instructions", t.instructions},
         {"engine_seconds", r.functional_seconds},
         {"timing_seconds", r.timing_seconds},
+        {"host_cpu_seconds", r.host_cpu_seconds},
+        {"host_cores_busy", host_cores_busy(r)},
         {"streamed", r.streamed},
         {"threadgroups", r.threadgroups},
         {"translated_threadgroups", r.translated_threadgroups},
