@@ -31,8 +31,9 @@ TEST(CliSample, RunReportsHowItSampled) {
   EXPECT_DOUBLE_EQ(s.at("work_fraction").get<double>(), (128.0 + 256.0) / 1024 / 32);
   EXPECT_LT(json.at("simulator").at("instructions").get<std::int64_t>(),
             json.at("simulator").at("predicted_instructions").get<std::int64_t>());
-  // The bound on the tested shapes, and the larger error measured on others.
+  // The bound on the tested shapes, and the larger error measured on others: a slice's.
   EXPECT_LT(s.at("error_bound").get<double>(), s.at("largest_measured_error").get<double>());
+  EXPECT_DOUBLE_EQ(s.at("largest_measured_error").get<double>(), kLargestMeasuredSlicedError);
   // m4max's bandwidth is far from saturated: the slice keeps all of it.
   EXPECT_EQ(s.at("dram_share").get<double>(), 1.0);
   // One threadgroup per core: no pointer to precise sampling.
@@ -108,6 +109,11 @@ TEST(CliSample, AWholeGridKeepsTheL2ItsFullRunDoesNotOverflow) {
   for (const auto& a : {args, precise_args}) {
     const nlohmann::json s = run_json(a).at("sampling");
     EXPECT_EQ(s.at("cores"), 40);
+    // Each states the largest error measured with its method: fast sampling of a whole grid,
+    // or precise sampling.
+    EXPECT_DOUBLE_EQ(s.at("largest_measured_error").get<double>(),
+                     s.at("precision") == "fast" ? kLargestMeasuredWholeGridError
+                                                 : kPreciseLargestMeasuredError);
     EXPECT_EQ(s.at("l2_bytes"), nlohmann::json::array({3 << 20, 3 << 20}));
     EXPECT_EQ(s.at("l2_overflow").at("added_misses"), 0.0);
   }

@@ -531,6 +531,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
       combine_sampled(runs, plan.k_values, p.k, last.share, device.gpu, report.useful_flops);
   std::vector<std::int64_t> l2_bytes;
   for (const std::unique_ptr<PendingTiming>& job : pending) l2_bytes.push_back(job->l2_bytes);
+  const double largest = largest_measured_error(precise, sliced);
   report.sampling = SamplingReport{.precision = request.sample_precision,
                                    .k_values = plan.k_values,
                                    .l2_bytes = l2_bytes,
@@ -544,8 +545,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
                                    .simulated_instructions = replayed_instructions(runs),
                                    .translated_threadgroups = translated,
                                    .simulated_threadgroups = simulated_threadgroups,
-                                   .largest_measured_error = precise ? kPreciseLargestMeasuredError
-                                                                     : kLargestMeasuredSampledError,
+                                   .largest_measured_error = largest,
                                    .precise_runs_whole = precise_runs_whole};
 }
 

@@ -198,6 +198,11 @@ sim::LaunchTrace compact_slice(sim::LaunchTrace trace) {
   return trace;
 }
 
+double largest_measured_error(bool precise, bool sliced) {
+  if (precise) return kPreciseLargestMeasuredError;
+  return sliced ? kLargestMeasuredSlicedError : kLargestMeasuredWholeGridError;
+}
+
 bool dram_bound_runs_whole(std::uint64_t threadgroups) {
   return threadgroups <= static_cast<std::uint64_t>(kMaxWholeGrid);
 }

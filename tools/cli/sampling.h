@@ -49,12 +49,15 @@ namespace marlin::cli {
 inline constexpr double kSampledErrorBound = 0.02;  // the target of docs/performance.md
 // The largest error measured on shapes outside the tested ones, on grids that fast sampling
 // slices and precise sampling runs whole (docs/sampling.md, "Accuracy": marlin_gemm_fp4 64x64x32
-// at 448x3072x2048 on m4max, +7.010%), rounded up to a hundredth of a percent; the grids it runs
-// whole were measured within 5.44%.
+// at 448x3072x2048 on m4max, +7.010%), rounded up to a hundredth of a percent.
 inline constexpr double kLargestMeasuredSlicedError = 0.0701;
 // The largest error measured on any shape outside the tested ones: that of a slice (above).
 // DRAM-bound decode slices, measured up to +7.80% off, run whole (dram_bound_runs_whole).
 inline constexpr double kLargestMeasuredSampledError = kLargestMeasuredSlicedError;
+// The largest error of fast sampling measured on shapes outside the tested ones whose whole
+// grid it simulates (marlin_gemm_fp4 128x64x16 at 512x1024x2048 on m1, +5.439%), rounded up to
+// a hundredth of a percent.
+inline constexpr double kLargestMeasuredWholeGridError = 0.0544;
 
 // How a sampled run trades time for accuracy (above).
 enum class SamplePrecision { kFast, kPrecise };
@@ -157,6 +160,10 @@ OperandRegion slice_operand_region(const kernels::GemmKernel& kernel,
 // SLC keep their capacity.
 model::DeviceSpec slice_device(const model::DeviceSpec& device, int cores, double share,
                                double dram_share);
+
+// The largest error measured outside the tested shapes for a sampled run of this method (the
+// figure its report states): precise sampling, else fast sampling of a slice or of a whole grid.
+double largest_measured_error(bool precise, bool sliced);
 
 // Whether a sliced grid of `threadgroups` whose slice saturates DRAM runs whole instead of
 // replaying the slice with its share of the bandwidth: grids of at most 128 threadgroups
