@@ -136,10 +136,9 @@ std::string split(const KernelRunReport& r) {
                      format_seconds(r.timing_seconds));
 }
 
-// Host cores busy over a timed case, in percent of the host's `cores`.
-double busy_percent(double cpu_seconds, double wall_seconds, unsigned cores) {
-  return wall_seconds > 0 ? 100 * cpu_seconds / wall_seconds / cores : 0.0;
-}
+// Host cores busy on average over a timed case (host processor time over wall time), in
+// percent of the host's `cores`.
+double busy_percent(double cores_busy, unsigned cores) { return 100 * cores_busy / cores; }
 
 // The row of how busy the host's cores were: the least busy of the timed cases `busy` (name,
 // percent), each in the note.
@@ -190,8 +189,7 @@ std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, boo
                               wall(decode.best) / threads,
                   .note = fmt::format("{} host threads", threads)});
   std::vector<std::pair<std::string, double>> busy{
-      {"full " + shape(16, 4096, decode_k),
-       busy_percent(decode.best.host_cpu_seconds, wall(decode.best), threads)}};
+      {"full " + shape(16, 4096, decode_k), busy_percent(host_cores_busy(decode.best), threads)}};
   note("sampled " + shape(16, 4096, decode_k));
   const KernelRunReport decode_sampled =
       run_kernel(device, fused_request(16, 4096, decode_k, true, threads));
@@ -206,7 +204,7 @@ std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, boo
       big_report = run_kernel(device, fused_request(4096, 4096, 4096, false, threads));
       big.measured = wall(*big_report);
       busy.emplace_back("full " + shape(4096, 4096, 4096),
-                        busy_percent(big_report->host_cpu_seconds, wall(*big_report), threads));
+                        busy_percent(host_cores_busy(*big_report), threads));
     } catch (const sim::TraceLimitExceeded& error) {
       progress << "bench: " << error.what() << '\n';
       big.note = "stopped: its traces exceed the host's trace limit (docs/cli.md, run)";
@@ -219,7 +217,7 @@ std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, boo
   const Repeated sampled =
       run_repeated(device, fused_request(4096, 4096, 4096, true, threads), repeat);
   busy.emplace_back("sampled " + shape(4096, 4096, 4096),
-                    busy_percent(sampled.best.host_cpu_seconds, wall(sampled.best), threads));
+                    busy_percent(host_cores_busy(sampled.best), threads));
   rows.push_back(big);
   rows.push_back({.name = "sampled, fused 64x64x32, " + shape(4096, 4096, 4096),
                   .unit = "s",
@@ -242,7 +240,8 @@ std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, boo
       const Clock::time_point start = Clock::now();
       simulate_guide(device, guide_rows(true), threads);
       walls.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-      const double percent = busy_percent(process_cpu_seconds() - cpu_start, walls.back(), threads);
+      const double percent =
+          busy_percent((process_cpu_seconds() - cpu_start) / walls.back(), threads);
       if (walls.back() <= *std::min_element(walls.begin(), walls.end())) fastest_busy = percent;
     }
     sweep.measured = *std::min_element(walls.begin(), walls.end());
