@@ -90,11 +90,6 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
   live_by_age_.assign(scheds_.size() * static_cast<std::size_t>(live_capacity_), -1);
   live_count_.assign(scheds_.size(), 0);
   tgm_candidates_.assign(scheds_.size(), 0);
-  slots_in_threadgroup_.assign(static_cast<std::size_t>(resident_ * schedulers_), 0);
-  for (int local = 0; local < slots_per_core_; ++local) {
-    ++slots_in_threadgroup_[static_cast<std::size_t>((local / sgs_per_tg_) * schedulers_ +
-                                                     local % schedulers_)];
-  }
   free_slots_.assign(static_cast<std::size_t>(cores_), resident_);
   resident_sgs_.assign(static_cast<std::size_t>(cores_), 0);
   tgm_free_.assign(static_cast<std::size_t>(cores_), Cycles(0));
@@ -283,9 +278,8 @@ LaunchResult LaunchReplay::run() {
   Partition& all = parts_.front();  // (run_parallel() leaves one partition again)
   MARLIN_CHECK(active_threadgroups_ == all.ended && next_threadgroup_ == total_threadgroups_,
                "every threadgroup ran to its end");
-  MARLIN_CHECK(
-      tgm_candidates_.all_equal(0),
-      "no finished simdgroup waits for the threadgroup-memory grant");
+  MARLIN_CHECK(tgm_candidates_.all_equal(0),
+               "no finished simdgroup waits for the threadgroup-memory grant");
 
   // Close the launch: overhead is idle for every slot, empty slots after the last
   // dispatch are the tail.
@@ -434,7 +428,8 @@ void LaunchReplay::end_threadgroup(int core, int slot) {
     flush_state(core, local);
   }
   Partition& p = part(core);
-  p.resident_sg_cycles += static_cast<std::int64_t>(sgs_per_tg_) * (group.end - group.begin).count();
+  p.resident_sg_cycles +=
+      static_cast<std::int64_t>(sgs_per_tg_) * (group.end - group.begin).count();
   p.last_end = std::max(p.last_end, group.end);
   group.busy = false;
   group.empty_since = group.end;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <queue>
 #include <span>
@@ -119,7 +120,7 @@ class LaunchReplay {
     int live = 0;     // simdgroups still issuing
     int arrived = 0;  // simdgroups waiting at the current barrier
     Cycles last_arrival;
-    int held = 0;  // threadgroups this slot held in this launch (its wave count)
+    int held = 0;       // threadgroups this slot held in this launch (its wave count)
     int unsettled = 0;  // finished simdgroups whose end waits for the window's end
   };
 
@@ -198,6 +199,9 @@ class LaunchReplay {
     std::vector<PendingFinish> finishes;
   };
   Partition& part(int core) { return *part_of_[static_cast<std::size_t>(core)]; }
+  [[nodiscard]] const Partition& part(int core) const {
+    return *part_of_[static_cast<std::size_t>(core)];
+  }
 
   // Ends the threadgroups of `p` due by t.
   void end_threadgroups(Partition& p, Cycles t);
@@ -241,7 +245,7 @@ class LaunchReplay {
   // cycles (SimdgroupSlot's fields of the same names).
   struct TraceBinding {
     bool bound = false;
-    const PackedTrace* packed = nullptr;  // or the plain trace's ops and accesses
+    const PackedTrace* packed = nullptr;         // or the plain trace's ops and accesses
     std::span<const sim::BufferShift> shifts{};  // to read `packed` with
     const sim::TraceOp* ops = nullptr;
     const sim::MemAccess* accesses = nullptr;
@@ -285,33 +289,45 @@ class LaunchReplay {
     return std::max(t + cost.latency,
                     g.segment_start + cost.latency * static_cast<std::int64_t>(op.chain));
   }
-  // Issue ahead (launch_replay_runs.cpp). After `local` issued at t, issues at once its
-  // following compute instructions (ALU runs, SIMD collectives, matrix ops) that the scheduler
-  // would issue anyway, each at the cycle it becomes eligible, while no other simdgroup of the
-  // scheduler can become eligible first. Stops before memory ops, barriers and the trace's
-  // last instruction (those affect other simdgroups). Same results as one step per cycle.
-  void issue_ahead(int core, int scheduler, int local, Cycles t);
+  // Issue ahead (launch_replay_runs.cpp). After scheduler k issued at t, issues at once the
+  // compute instructions (ALU runs, SIMD collectives, matrix ops) it would issue next, of any
+  // of its simdgroups, each at its cycle, as long as nothing outside the scheduler could change
+  // its choices first. Stops before memory ops, barriers and a trace's last instruction (those
+  // affect other simdgroups). Same results as one step per cycle.
+  void issue_ahead(int core, int scheduler, Cycles t);
   // Issues the rest of the current ALU run, whose instructions cost `cost`, one per
   // throughput (at least 1) cycles after `t`, all before `horizon`, in O(1) when there is no
   // event sink. The run's last instruction completes the op, unless it is the trace's last
   // (the normal path ends the simdgroup). Returns whether it issued anything.
   bool batch_alu_run(int core, int scheduler, int local, Cycles t, const OpCost& cost,
                      Cycles horizon);
-  // Bounds on the other simdgroups of the scheduler while `local` issues only compute
-  // instructions, from `t` on; `t` where a bound cannot be given (a slot that a dispatch may
-  // refill, a simdgroup of another threadgroup held at a barrier).
-  struct RunHorizons {
-    Cycles any;  // earliest cycle another simdgroup may become eligible
-    // Earliest cycle another simdgroup may be chosen over `local` in a cycle where `local` is
-    // eligible too: older ones (oldest first) and threadgroup-memory ops (the grant). Until
-    // then, `local` issuing in consecutive cycles leaves no cycle to the others.
-    Cycles preempt;
+  // What may change scheduler k's choices from outside it while it issues only compute
+  // instructions from `t` on: from `hard` on, any choice (a simdgroup released from a barrier,
+  // a threadgroup-memory op that may win the core's grant, the parallel window's end); from
+  // `gap` on, a choice in a cycle none of its simdgroups is eligible in (a younger simdgroup
+  // a dispatch may bring).
+  struct AheadBounds {
+    Cycles hard;
+    Cycles gap;
   };
-  // Stops early once the bound the caller compares with (`preempt` if `preempt_decides`, else
-  // `any`) is at or below `stop_at`, the cycle `local` would issue at: the caller then issues
-  // nothing ahead, and the bounds returned are no lower than the true ones.
-  [[nodiscard]] RunHorizons run_horizons(int core, int scheduler, int local, Cycles t,
-                                         Cycles stop_at, bool preempt_decides) const;
+  [[nodiscard]] AheadBounds ahead_bounds(int core, int scheduler, Cycles t) const;
+  // The earliest cycle a simdgroup held at the barrier of threadgroup slot `slot` may become
+  // eligible, given that nothing is released before t: an arrival at t or later releases it
+  // `barrier` cycles later, and a finishing simdgroup (the other way a barrier releases)
+  // issues its remaining ops one a cycle at most.
+  [[nodiscard]] Cycles release_bound(int core, int slot, Cycles t, Cycles barrier) const;
+  // Scheduler k's choice at the first cycle from `next` in which one of its simdgroups (held
+  // at no barrier, no threadgroup-memory op next) is eligible, and the earliest cycle one of
+  // the simdgroups older than it is.
+  struct AheadChoice {
+    int chosen = -1;
+    Cycles at{std::numeric_limits<std::int64_t>::max() / 4};
+    Cycles older{std::numeric_limits<std::int64_t>::max() / 4};
+  };
+  [[nodiscard]] AheadChoice choose_ahead(int core, int scheduler, Cycles next) const;
+  // The earliest cycle a simdgroup of scheduler k other than `local` may be chosen in (those
+  // held at a barrier and threadgroup-memory ops aside: AheadBounds::hard covers them).
+  [[nodiscard]] Cycles others_eligible(int core, int scheduler, int local) const;
   // The pipe `op` issues to (kThreadgroupMemory for ops that access threadgroup memory).
   [[nodiscard]] Pipe pipe_of(const sim::TraceOp& op) const {
     return device_.costs->traits(op).pipe;
@@ -325,8 +341,11 @@ class LaunchReplay {
   void check_release(int core, int tg_slot);
   void wake(int core, int local, Cycles at);
   // The live simdgroups of scheduler k of `core`, oldest first (SimdgroupSlot::age): the
-  // slots select() and run_horizons() visit. A simdgroup joins at dispatch (the youngest) and
+  // slots select() and issue_ahead() visit. A simdgroup joins at dispatch (the youngest) and
   // leaves when it finishes.
+  [[nodiscard]] int live_count_of(int core, int k) const {
+    return live_count_[static_cast<std::size_t>(core * schedulers_ + k)];
+  }
   [[nodiscard]] std::span<const int> live_by_age(int core, int k) const {
     const std::size_t at = static_cast<std::size_t>(core * schedulers_ + k);
     return {live_by_age_.data() + at * static_cast<std::size_t>(live_capacity_),
@@ -350,13 +369,9 @@ class LaunchReplay {
   int& tgm_candidates_of(int core, int local) {
     return tgm_candidates_[static_cast<std::size_t>(core * schedulers_ + local % schedulers_)];
   }
-  // Simdgroup slots of a core that scheduler k serves: all of them, and those of threadgroup
-  // slot `slot`.
+  // Simdgroup slots of a core that scheduler k serves.
   [[nodiscard]] int slots_of_scheduler(int k) const {
     return (slots_per_core_ - k + schedulers_ - 1) / schedulers_;
-  }
-  [[nodiscard]] int slots_of_scheduler_in(int slot, int k) const {
-    return slots_in_threadgroup_[static_cast<std::size_t>(slot * schedulers_ + k)];
   }
   // Op timing.
   // Fills lanes[0, n) with accesses from .. from + n - 1 of the op whose accesses are stored
@@ -453,18 +468,17 @@ class LaunchReplay {
   std::vector<SimdgroupSlot> sgs_;
   std::vector<ThreadgroupSlot> tgs_;
   std::vector<Scheduler> scheds_;
-  int live_capacity_ = 0;            // simdgroup slots per scheduler
-  std::vector<int> live_by_age_;     // per scheduler: live_capacity_ entries, see live_by_age()
+  int live_capacity_ = 0;         // simdgroup slots per scheduler
+  std::vector<int> live_by_age_;  // per scheduler: live_capacity_ entries, see live_by_age()
   // Per core and per scheduler state sits on cache lines of its own (padded_array.h).
   PaddedArray<int> live_count_;      // per scheduler
   PaddedArray<int> tgm_candidates_;  // per scheduler: simdgroups for which tgm_candidate()
-  std::vector<int> slots_in_threadgroup_;  // per (threadgroup slot, k): slots_of_scheduler_in
-  PaddedArray<int> free_slots_;       // per core
-  PaddedArray<int> resident_sgs_;     // per core
-  PaddedArray<Cycles> tgm_free_;      // per core: threadgroup-memory pipe free from
-  PaddedArray<int> tgm_next_;         // per core: scheduler first in line for the pipe (round robin)
-  PaddedArray<int> tgm_grant_;        // per core: scheduler granted the pipe in the current cycle
-  PaddedArray<Cycles> core_wake_;     // per core: earliest wake of its schedulers
+  PaddedArray<int> free_slots_;      // per core
+  PaddedArray<int> resident_sgs_;    // per core
+  PaddedArray<Cycles> tgm_free_;     // per core: threadgroup-memory pipe free from
+  PaddedArray<int> tgm_next_;        // per core: scheduler first in line for the pipe (round robin)
+  PaddedArray<int> tgm_grant_;       // per core: scheduler granted the pipe in the current cycle
+  PaddedArray<Cycles> core_wake_;    // per core: earliest wake of its schedulers
 };
 
 }  // namespace marlin::timing

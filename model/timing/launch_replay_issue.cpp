@@ -116,7 +116,7 @@ void LaunchReplay::try_issue(int core, int k, Cycles t) {
   s.last_issued = best;
   s.wake = t + Cycles(1);
   issue(core, k, best, t);
-  if (device_.batch_alu_runs) issue_ahead(core, k, best, t);
+  if (device_.batch_alu_runs) issue_ahead(core, k, t);
 }
 
 void LaunchReplay::issue(int core, int k, int local, Cycles t) {

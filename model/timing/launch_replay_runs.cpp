@@ -1,23 +1,25 @@
-// LaunchReplay, part 3: issuing ahead. After a scheduler issued a simdgroup's instruction,
-// the simdgroup's following compute instructions are issued in the same replay step when no
-// other simdgroup of the scheduler can become eligible before them.
+// LaunchReplay, part 3: issuing ahead. After a scheduler issued an instruction, the compute
+// instructions it would issue next, of any of its simdgroups, are issued in the same replay
+// step, each at its cycle, until something outside the scheduler could change its choices.
 //
-// Why it is exact: sequentially, the scheduler issues the simdgroup at each cycle its next
-// instruction becomes eligible as long as no other simdgroup of the scheduler is eligible
-// (oldest first, greedy and the threadgroup-memory grant all pick the only eligible
-// simdgroup), and between those cycles it finds nothing to issue. Compute instructions touch
-// only the simdgroup, its scheduler's pipes, the counters and the stall breakdown, and the
+// Why it is exact: a scheduler issues, at each cycle from its last issue on, the simdgroup its
+// policy picks among those eligible then (oldest first: the first in age order; greedy: the one
+// that issued last while it is eligible), and nothing when none is. Compute instructions touch
+// only their simdgroup, the scheduler's pipes, the counters and the stall breakdown, and the
 // other simdgroups' eligibility only grows while they do not issue, so issuing them early
-// changes nothing else. Memory ops, barriers and the trace's last instruction (which ends the
+// changes nothing else. Memory ops, barriers and a trace's last instruction (which ends the
 // simdgroup) affect other simdgroups and are left to the normal path, at their own cycle.
 //
-// Other simdgroups may be eligible too, as long as the simdgroup issues in consecutive cycles
-// and none of them would be chosen over it: then the scheduler has no cycle to give them.
-// Chosen over it can be an older simdgroup (oldest first; the greedy policy keeps the
-// simdgroup that issued last) and a threadgroup-memory op holding the core's grant. A younger
-// simdgroup cannot issue, so it cannot reach a threadgroup-memory op either, unless it sits
-// at one now, after the barrier it waits at, or as the first op of a threadgroup that a
-// dispatch may bring.
+// What could change the scheduler's choices from outside (ahead_bounds):
+// - a threadgroup-memory op of its own, once eligible: it may take the core's grant, which
+//   depends on the other schedulers;
+// - a simdgroup held at a barrier, once released: not before release_bound();
+// - a simdgroup a dispatch brings into a free slot, eligible at once: it is younger than every
+//   simdgroup present, so it takes only a cycle in which none of them is eligible (a gap), or
+//   the grant when a threadgroup's first op uses threadgroup memory;
+// - the end of a parallel window, where pending completions land.
+// Inside an ALU run the simdgroup issues the rest at once (batch_alu_run) up to the first
+// cycle another simdgroup could be chosen in.
 #include <algorithm>
 #include <limits>
 
@@ -31,50 +33,37 @@ constexpr Cycles kNeverIssue(std::numeric_limits<std::int64_t>::max() / 4);
 
 }  // namespace
 
-LaunchReplay::RunHorizons LaunchReplay::run_horizons(int core, int k, int local, Cycles t,
-                                                     Cycles stop_at, bool preempt_decides) const {
-  const Scheduler& s = scheduler(core, k);
-  const SimdgroupSlot& own = sg(core, local);
-  const bool oldest_first = device_.policy == IssuePolicy::kOldestFirst;
-  const bool may_dispatch = next_threadgroup_ < total_threadgroups_;
-  const int own_slot = local / sgs_per_tg_;
-  RunHorizons h{kNeverIssue, kNeverIssue};
-  int live_elsewhere = 0;  // live simdgroups of the scheduler outside the own threadgroup
-  for (const int other : live_by_age(core, k)) {
-    if (other == local) continue;
-    const SimdgroupSlot& g = sg(core, other);
-    if (other / sgs_per_tg_ == own_slot) {
-      // The threadgroup of `local` can neither end nor pass a barrier before the run ends.
-      if (g.blocked) continue;
-    } else {
-      ++live_elsewhere;
-    }
-    const bool older = oldest_first && g.age < own.age;
-    if (g.blocked) {
-      // Its barrier may release at any cycle; then it issues the op after the barrier, or
-      // finishes and a younger threadgroup may come.
-      h.any = t;
-      const bool last = g.pc + 1 >= g.op_count;
-      if (older || (last && may_dispatch && first_op_threadgroup_memory_) ||
-          (!last && pipe_of(g.ops[(g.pc + 1) & g.ops_mask]) == Pipe::kThreadgroupMemory)) {
-        return {t, t};
-      }
-    } else {
-      // Its readiness is fixed until it issues, and the pipes only get busier.
-      const Cycles e = eligible(g, core, s);
-      h.any = std::min(h.any, e);
-      if (older || g.pipe == Pipe::kThreadgroupMemory) h.preempt = std::min(h.preempt, e);
-    }
-    if ((preempt_decides ? h.preempt : h.any) <= stop_at) return h;
-  }
-  // A slot of another threadgroup without a live simdgroup may receive a threadgroup (its
-  // simdgroups are younger than `local`).
-  const int slots_elsewhere = slots_of_scheduler(k) - slots_of_scheduler_in(own_slot, k);
-  if (may_dispatch && live_elsewhere < slots_elsewhere) {
-    h.any = t;
+LaunchReplay::AheadBounds LaunchReplay::ahead_bounds(int core, int k, Cycles t) const {
+  AheadBounds b{part(core).window_end, kNeverIssue};
+  // A dispatch into a slot of the scheduler without a live simdgroup brings younger
+  // simdgroups, eligible from t: they take a cycle no older one is eligible in, or the grant.
+  if (next_threadgroup_ < total_threadgroups_ && live_count_of(core, k) < slots_of_scheduler(k)) {
     if (first_op_threadgroup_memory_) return {t, t};
+    b.gap = t;
   }
-  return h;
+  const Cycles barrier(device_.threadgroup_memory.threadgroup_barrier_cycles);
+  for (const int local : live_by_age(core, k)) {
+    const SimdgroupSlot& g = sg(core, local);
+    if (g.blocked) {
+      b.hard = std::min(b.hard, release_bound(core, local / sgs_per_tg_, t, barrier));
+    } else if (g.pipe == Pipe::kThreadgroupMemory) {
+      b.hard = std::min(b.hard, eligible(g, core, scheduler(core, k)));
+    }
+    if (b.hard <= t + Cycles(1)) return b;  // nothing can issue ahead
+  }
+  return b;
+}
+
+Cycles LaunchReplay::release_bound(int core, int slot, Cycles t, Cycles barrier) const {
+  // Released by an arrival (at t or later): ready from the arrival + `barrier`. Released by
+  // the last running simdgroup finishing: not before it issues its last op, one op a cycle.
+  Cycles bound = t + barrier;
+  for (int i = 0; i < sgs_per_tg_; ++i) {
+    const SimdgroupSlot& g = sg(core, slot * sgs_per_tg_ + i);
+    if (!g.live || g.blocked) continue;
+    bound = std::min(bound, t + Cycles(static_cast<std::int64_t>(g.op_count - g.pc) - 1));
+  }
+  return std::max(bound, t);
 }
 
 bool LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, const OpCost& cost,
@@ -122,42 +111,98 @@ bool LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, const OpC
   return true;
 }
 
-void LaunchReplay::issue_ahead(int core, int k, int local, Cycles t) {
-  SimdgroupSlot& g = sg(core, local);
+LaunchReplay::AheadChoice LaunchReplay::choose_ahead(int core, int k, Cycles next) const {
+  const Scheduler& s = scheduler(core, k);
+  AheadChoice c;
+  Cycles scanned = kNeverIssue;  // earliest eligibility of the simdgroups scanned so far
+  for (const int local : live_by_age(core, k)) {
+    const SimdgroupSlot& g = sg(core, local);
+    if (g.blocked || g.pipe == Pipe::kThreadgroupMemory) continue;
+    const Cycles e = std::max(eligible(g, core, s), next);
+    if (e < c.at) {  // the first eligible in age order; all scanned before it are older
+      c.chosen = local;
+      c.at = e;
+      c.older = scanned;
+      if (e == next) break;  // none can be eligible sooner
+    }
+    scanned = std::min(scanned, e);
+  }
+  if (device_.policy == IssuePolicy::kGreedyThenOldest && s.last_issued >= 0 &&
+      s.last_issued != c.chosen) {
+    // Greedy keeps the simdgroup that issued last when it is eligible in the chosen cycle.
+    const SimdgroupSlot& last = sg(core, s.last_issued);
+    if (last.live && !last.blocked && last.pipe != Pipe::kThreadgroupMemory &&
+        eligible(last, core, s) <= c.at) {
+      c.chosen = s.last_issued;
+    }
+  }
+  return c;
+}
+
+Cycles LaunchReplay::others_eligible(int core, int k, int local) const {
+  const Scheduler& s = scheduler(core, k);
+  Cycles earliest = kNeverIssue;
+  for (const int other : live_by_age(core, k)) {
+    const SimdgroupSlot& g = sg(core, other);
+    if (other == local || g.blocked || g.pipe == Pipe::kThreadgroupMemory) continue;
+    earliest = std::min(earliest, eligible(g, core, s));
+  }
+  return earliest;
+}
+
+void LaunchReplay::issue_ahead(int core, int k, Cycles t) {
   Scheduler& s = scheduler(core, k);
-  RunHorizons horizon{Cycles(-1), Cycles(-1)};  // computed when first needed
-  // In a parallel window nothing issues ahead past its end, where pending completions land.
-  const Cycles cap = part(core).window_end;
-  while (g.live && !g.blocked) {
-    const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
-    if (!sim::is_compute(op.op)) return;  // its issue touches only the simdgroup
-    const std::uint32_t left =
-        op.op == sim::OpClass::kAlu
-            ? (g.run_left > 0 ? g.run_left : std::max<std::uint32_t>(op.count, 1))
-            : 1;
-    // The trace's last instruction finishes the simdgroup: leave it to the normal path.
-    if (left == 1 && g.pc + 1 >= g.op_count) return;
-    const Cycles at = eligible(g, core, s);
-    const bool consecutive = at == s.last_issue + Cycles(1);
-    if (horizon.any < Cycles(0)) {
-      horizon = run_horizons(core, k, local, t, at, consecutive);
-      horizon.any = std::min(horizon.any, cap);
-      horizon.preempt = std::min(horizon.preempt, cap);
+  const bool oldest_first = device_.policy == IssuePolicy::kOldestFirst;
+  AheadBounds bounds = ahead_bounds(core, k, t);
+  AheadChoice c;
+  SimdgroupSlot* g = nullptr;  // the chosen simdgroup
+  for (;;) {
+    const Cycles next = s.last_issue + Cycles(1);
+    if (next >= bounds.hard) return;
+    // The scheduler's choice at the first cycle from `next` where one of its simdgroups is
+    // eligible. Only the chosen simdgroup issues here and the others' eligibility only grows
+    // (the pipes get busier), so while it is eligible in consecutive cycles, before every
+    // older one (oldest first) or at all (greedy), it stays the choice.
+    if (g != nullptr && !g->blocked && g->pipe != Pipe::kThreadgroupMemory &&
+        eligible(*g, core, s) <= next && (!oldest_first || next < c.older)) {
+      c.at = next;
+    } else {
+      c = choose_ahead(core, k, next);
+      if (c.chosen < 0) return;
+      g = &sg(core, c.chosen);
     }
-    if (at >= (consecutive ? horizon.preempt : horizon.any)) return;
-    if (op.op == sim::OpClass::kAlu && g.run_left > 1) {
-      // Inside a run: the rest in one step; one per cycle, they leave no cycle to the other
-      // simdgroups.
+    if (c.at >= bounds.hard || (c.at > next && c.at > bounds.gap)) return;
+    const sim::TraceOp& op = g->ops[g->pc & g->ops_mask];
+    // Memory ops, barriers and the trace's last instruction affect other simdgroups: the
+    // normal path issues them at their cycle.
+    if (!sim::is_compute(op.op)) return;
+    const bool in_run = op.op == sim::OpClass::kAlu && g->run_left > 0;
+    const std::uint32_t left = op.op == sim::OpClass::kAlu
+                                   ? (in_run ? g->run_left : std::max<std::uint32_t>(op.count, 1))
+                                   : 1;
+    if (left == 1 && g->pc + 1 >= g->op_count) return;
+    bool issued = false;
+    if (in_run && g->run_left > 1 && c.chosen == s.last_issued) {
+      // The rest of the run in one step, before any other simdgroup could be chosen: in
+      // consecutive cycles only older ones are (none under greedy); a slower pipe leaves gaps
+      // any of them, or a dispatched one, may take.
       const OpCost& cost = device_.costs->alu(op.kind);
-      if (batch_alu_run(core, k, local, s.last_issue, cost,
-                        cost.throughput <= Cycles(1) ? horizon.preempt : horizon.any)) {
-        continue;
-      }
+      const Cycles horizon =
+          cost.throughput <= Cycles(1)
+              ? (oldest_first ? std::min(bounds.hard, c.older) : bounds.hard)
+              : std::min({bounds.hard, bounds.gap, others_eligible(core, k, c.chosen)});
+      issued = batch_alu_run(core, k, c.chosen, s.last_issue, cost, horizon);
     }
-    s.last_issue = at;
-    s.last_issued = local;
-    s.wake = at + Cycles(1);
-    issue(core, k, local, at);
+    if (!issued) {
+      s.last_issue = c.at;
+      s.last_issued = c.chosen;
+      s.wake = c.at + Cycles(1);
+      issue(core, k, c.chosen, c.at);
+    }
+    // A threadgroup-memory op next may take the core's grant once eligible.
+    if (g->pipe == Pipe::kThreadgroupMemory) {
+      bounds.hard = std::min(bounds.hard, eligible(*g, core, s));
+    }
   }
 }
 

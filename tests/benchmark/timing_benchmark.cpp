@@ -2,10 +2,12 @@
 // marlin_gemm_fused_fp4 (tile 64x64x32, FP4 weights in groups of 128) on the m4max profile.
 // The trace is recorded once; each iteration replays it from a cold device.
 //
-// items = simdgroup instructions replayed (an ALU run of n counts n). Two shapes:
+// items = simdgroup instructions replayed (an ALU run of n counts n). Three shapes:
 // - decode (M = 16, N = 2048, K = 512): 32 threadgroups on 40 cores, one simdgroup per
 //   scheduler, as in a full-fidelity decode run; replayed on one host thread, and on two as a
 //   full-fidelity run does once nothing is left to dispatch (wall time);
+// - wide decode (M = 16, N = 4096, K = 512): 64 threadgroups on 40 cores, two simdgroups per
+//   scheduler on 24 of them, as in the 16x4096x11008 decode row of `marlin-sim bench`;
 // - prefill (M = 256, N = 1024, K = 256): 64 threadgroups on a 1-core device, 13 resident,
 //   13 simdgroups per scheduler competing for issue, as in a sampled slice.
 #include <benchmark/benchmark.h>
@@ -64,6 +66,13 @@ void BM_TimingReplayDecode(benchmark::State& state) {
   replay(state, device, recorded);
 }
 BENCHMARK(BM_TimingReplayDecode)->Unit(benchmark::kMillisecond);
+
+void BM_TimingReplayWideDecode(benchmark::State& state) {
+  static const model::DeviceSpec device = model::load_device("m4max");
+  static const RecordedRun recorded = record(device, {.m = 16, .n = 4096, .k = 512});
+  replay(state, device, recorded);
+}
+BENCHMARK(BM_TimingReplayWideDecode)->Unit(benchmark::kMillisecond);
 
 void BM_TimingReplayDecodeParallel(benchmark::State& state) {
   static const model::DeviceSpec device = model::load_device("m4max");

@@ -51,6 +51,81 @@ TEST(AluRunBatching, SameResultsAsOneInstructionPerStep) {
   EXPECT_EQ(compared, 300);
 }
 
+// Replays `launch` on one core with two threadgroup slots one instruction per step and issuing
+// ahead, expects the same results and sink calls, and returns what the sink saw of the latter.
+testing::RecordingSink replayed_both_ways(const sim::LaunchTrace& launch, Cycles* total) {
+  model::DeviceSpec device = testing::test_device();
+  device.gpu.cores = 1;
+  const LaunchInput input = testing::input_of(launch, 2);
+  TimingOptions stepwise;
+  stepwise.batch_alu_runs = false;
+  testing::RecordingSink step_sink;
+  testing::RecordingSink batch_sink;
+  const TimingResult a = GpuTimingModel(device, stepwise).run(input, &step_sink);
+  const TimingResult b = GpuTimingModel(device, TimingOptions{}).run(input, &batch_sink);
+  EXPECT_EQ(a, b);
+  EXPECT_TRUE(log_of(step_sink) == log_of(batch_sink));
+  *total = b.total_cycles;
+  return batch_sink;
+}
+
+// Issuing ahead past a simdgroup held at a barrier stops where the barrier may release. On
+// one core, threadgroup 0's simdgroup 0 waits at a barrier from cycle 0; threadgroup 1's
+// simdgroup 0 shares its scheduler with a run of 60 FP16 FMAs, one a cycle, from cycle 1 (the
+// test device's threadgroup barrier costs 5 cycles). Returns the cycle the waiting simdgroup
+// issued its next op in, the same either way the replay steps.
+Cycles released_issue(const std::vector<sim::TraceOp>& other_simdgroup) {
+  sim::LaunchTrace launch = testing::launch_of(2, 128);
+  testing::add_simdgroup(launch, 0, 0).ops = {testing::simple_op(sim::OpClass::kThreadgroupBarrier),
+                                              testing::alu_op(sim::AluKind::kFp16Fma, 1)};
+  testing::add_simdgroup(launch, 0, 1).ops = other_simdgroup;
+  testing::add_simdgroup(launch, 1, 0).ops = {testing::alu_op(sim::AluKind::kFp16Fma, 60)};
+  Cycles total;
+  const testing::RecordingSink sink = replayed_both_ways(launch, &total);
+  EXPECT_EQ(total, Cycles(61 + 4));  // the run gives one cycle to the released op
+  for (const testing::StateInterval& s : sink.states_of(0, 0)) {
+    if (s.state == StallClass::kIssuing && s.begin > 0) return Cycles(s.begin);
+  }
+  return Cycles(-1);
+}
+
+// Simdgroup 1 arrives at cycle 12 after twelve one-instruction ops and the release comes 5
+// cycles later. The shared scheduler, bounded by the barrier, issues ahead from cycles 0, 5
+// and 10 to 14, then from 15 to the release; one cycle more from 0 on would reach 12, where it
+// is visited before simdgroup 1's scheduler, and 17 from there.
+TEST(AluRunBatching, StopsWhereAnArrivalMayReleaseABarrier) {
+  std::vector<sim::TraceOp> ops(12, testing::alu_op(sim::AluKind::kFp16Fma, 1));
+  ops.push_back(testing::simple_op(sim::OpClass::kThreadgroupBarrier));
+  ops.insert(ops.end(), 20, testing::alu_op(sim::AluKind::kFp16Fma, 1));
+  EXPECT_EQ(released_issue(ops), Cycles(17));
+}
+
+// Simdgroup 1 never reaches the barrier: it finishes with the last of 13 FP16 FMAs at cycle 12,
+// which releases the barrier at once (the last arrival was at 0, 0 + 5 cycles before), sooner
+// than an arrival could. Cycle 12 went to the run before the release, 13 to the released op.
+TEST(AluRunBatching, StopsWhereAFinishingSimdgroupMayReleaseABarrier) {
+  EXPECT_EQ(released_issue({testing::alu_op(sim::AluKind::kFp16Fma, 13)}), Cycles(13));
+}
+
+// Issuing ahead stops where a dispatch may fill a slot of the scheduler: the new simdgroup
+// takes the cycles the others leave. On one core with two slots, threadgroup 0's simdgroup 0
+// issues 100 FP32 FMAs, one every 2 cycles from cycle 0; threadgroup 1's one integer add
+// issues at cycle 1 and completes at 4, when threadgroup 2 takes its slot. Its integer add
+// issues in cycle 5, between two of the FMAs, whichever way the replay steps.
+TEST(AluRunBatching, StopsWhereADispatchMayFillASlot) {
+  sim::LaunchTrace launch = testing::launch_of(3, 128);
+  testing::add_simdgroup(launch, 0, 0).ops = {testing::alu_op(sim::AluKind::kFp32Fma, 100)};
+  testing::add_simdgroup(launch, 1, 0).ops = {testing::alu_op(sim::AluKind::kIntAdd, 1)};
+  testing::add_simdgroup(launch, 2, 0).ops = {testing::alu_op(sim::AluKind::kIntAdd, 1)};
+  Cycles total;
+  const testing::RecordingSink sink = replayed_both_ways(launch, &total);
+  EXPECT_EQ(total, Cycles(198 + 6));  // the last FMA's latency after its issue
+  // Threadgroup 2 runs in slot 1, whose simdgroup 0 is simdgroup slot 4.
+  const std::vector<testing::StateInterval> slot = sink.states_of(0, 4);
+  EXPECT_TRUE(std::find(slot.begin(), slot.end(),
+                        testing::StateInterval{0, 4, StallClass::kIssuing, 5, 6}) != slot.end());
+}
+
 // A lone simdgroup's run is issued in one step: 40 FP32 FMAs (throughput 2, latency 6) take
 // 39 x 2 + 6 = 84 cycles, 40 issuing and 39 x 1 pipe-busy cycles before the last latency.
 TEST(AluRunBatching, LoneRunKeepsItsCycleCount) {
