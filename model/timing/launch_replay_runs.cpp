@@ -42,12 +42,13 @@ LaunchReplay::AheadBounds LaunchReplay::ahead_bounds(int core, int k, Cycles t) 
     b.gap = t;
   }
   const Cycles barrier(device_.threadgroup_memory.threadgroup_barrier_cycles);
+  const Scheduler& s = scheduler(core, k);
   for (const int local : live_by_age(core, k)) {
     const SimdgroupSlot& g = sg(core, local);
     if (g.blocked) {
       b.hard = std::min(b.hard, release_bound(core, local / sgs_per_tg_, t, barrier));
     } else if (g.pipe == Pipe::kThreadgroupMemory) {
-      b.hard = std::min(b.hard, eligible(g, core, scheduler(core, k)));
+      b.hard = std::min(b.hard, eligible(g, core, s));
     }
     if (b.hard <= t + Cycles(1)) return b;  // nothing can issue ahead
   }
@@ -162,9 +163,10 @@ void LaunchReplay::issue_ahead(int core, int k, Cycles t) {
     // The scheduler's choice at the first cycle from `next` where one of its simdgroups is
     // eligible. Only the chosen simdgroup issues here and the others' eligibility only grows
     // (the pipes get busier), so while it is eligible in consecutive cycles, before every
-    // older one (oldest first) or at all (greedy), it stays the choice.
-    if (g != nullptr && !g->blocked && g->pipe != Pipe::kThreadgroupMemory &&
-        eligible(*g, core, s) <= next && (!oldest_first || next < c.older)) {
+    // older one (oldest first) or at all (greedy), it stays the choice. (Compute instructions
+    // never hold it at a barrier; a threadgroup-memory op next is left to the grant.)
+    if (g != nullptr && g->pipe != Pipe::kThreadgroupMemory && eligible(*g, core, s) <= next &&
+        (!oldest_first || next < c.older)) {
       c.at = next;
     } else {
       c = choose_ahead(core, k, next);
