@@ -15,6 +15,7 @@
 // Deterministic: cores, schedulers and events are visited in a fixed order.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -48,10 +49,11 @@ struct ReplayDevice {
   std::vector<std::unique_ptr<ThreadgroupMemoryBanks>>* banks = nullptr;  // one per core
   CoreCounters* counters = nullptr;
   IssuePolicy policy = IssuePolicy::kOldestFirst;
-  TimingEventSink* sink = nullptr;      // optional
-  DramCounter* dram_counter = nullptr;  // with a sink: the windowed DRAM counter
-  bool batch_alu_runs = true;           // TimingOptions::batch_alu_runs
-  int threads = 1;                      // TimingOptions::replay_threads
+  TimingEventSink* sink = nullptr;                   // optional
+  DramCounter* dram_counter = nullptr;               // with a sink: the windowed DRAM counter
+  bool batch_alu_runs = true;                        // TimingOptions::batch_alu_runs
+  int threads = 1;                                   // TimingOptions::replay_threads
+  const std::atomic<bool>* parallel_gate = nullptr;  // TimingOptions::parallel_gate
 };
 
 class LaunchReplay {

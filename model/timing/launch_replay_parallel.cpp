@@ -60,7 +60,9 @@ class RoundBarrier {
 bool LaunchReplay::parallel_ready() const {
   return device_.threads > 1 && device_.sink == nullptr &&
          next_threadgroup_ == total_threadgroups_ &&
-         device_.memory->shared_latency() >= kMinWindow && parts_.size() == 1 && cores_ > 1;
+         device_.memory->shared_latency() >= kMinWindow && parts_.size() == 1 && cores_ > 1 &&
+         (device_.parallel_gate == nullptr ||
+          device_.parallel_gate->load(std::memory_order_relaxed));
 }
 
 void LaunchReplay::split_partitions(int count) {

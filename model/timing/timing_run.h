@@ -6,6 +6,7 @@
 // docs/timing-model.md ("Results").
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,6 +54,10 @@ struct TimingOptions {
   // than the memory's shared latency (docs/timing-model.md, "Parallel replay"). The results
   // are the same at any count (tests compare them). Runs with an event sink use one.
   int replay_threads = 1;
+  // When set, the cores go side by side only once it reads true: a streamed run sets it when
+  // its engine is done, so that the replay beside the engine keeps to one thread and leaves
+  // the other cores to the engine. The results do not depend on when it turns true.
+  const std::atomic<bool>* parallel_gate = nullptr;
 };
 
 // Per-launch results.

@@ -238,7 +238,7 @@ LaunchResult launch(const LaunchSpec& spec) {
   // either way); a probe in the first pass and any other threadgroup by running traced. (A
   // probe's second pass only hands it on, its traces rebuilt if they were dropped.)
   // With a sink, translated traces are built only when it does not take them as a
-  // translation (hand_on).
+  // translation (feed).
   const auto translate_into_output = [&](std::size_t i, WorkerState& worker) {
     translator->traces_into(i, worker.spare_traces);
     outputs[i].traces = std::move(worker.spare_traces);
@@ -264,18 +264,27 @@ LaunchResult launch(const LaunchSpec& spec) {
       run.run();
     }
   };
+  // With a sink, the second pass's translated threadgroups (the copies and the probes rebuilt
+  // by translation) are put by a thread of their own (feed), in order, as soon as the probes
+  // agree, so that their traces do not wait for the copies to run: a consumer such as a
+  // streamed replay starts while the workers still execute them.
+  const auto fed = [&](std::size_t i) {
+    return sink != nullptr && !probing && translator && (rebuilt[i] || translation.copied[i]);
+  };
+  std::atomic<bool> stopped{false};  // by a failure
+  const auto fail = [&](std::uint64_t end) {
+    std::lock_guard lock(failure_mutex);
+    if (!failure) failure = std::current_exception();
+    next = end;
+    stopped = true;
+    // Releases the consumer and any thread blocked in put() (it may wait for this one).
+    if (sink != nullptr) sink->abort();
+  };
   // Puts position i's traces into the sink, or accounts for them.
   const auto hand_on = [&](std::size_t i, WorkerState& worker) {
     if (sink == nullptr) {
       budget.account(i, outputs[i].traces);
       return;
-    }
-    if (!probing && translator && (rebuilt[i] || translation.copied[i])) {
-      if (sink->put_translated(selected[i], translator->base(), translator->shifts_of(i).entries(),
-                               translator->position_of(i))) {
-        return;
-      }
-      translate_into_output(i, worker);
     }
     worker.spare_traces = sink->put(selected[i], std::move(outputs[i].traces));
     outputs[i].traces = {};
@@ -290,21 +299,35 @@ LaunchResult launch(const LaunchSpec& spec) {
         // The sink takes the probes in order, in the second pass; the budget as they ran.
         const bool held = probing && sink != nullptr;
         const bool accounted = !probing && sink == nullptr && is_probe(i);
-        if (!held && !accounted) hand_on(i, *worker);
+        if (!held && !accounted && !fed(i)) hand_on(i, *worker);
       }
       worker->spare_traces.clear();  // the cache keeps workers, not their last launch's traces
       worker_cache().release(std::move(worker));
     } catch (...) {
-      std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      next = end;
-      // Releases the consumer and any worker blocked in put() (it may wait for this one).
-      if (sink != nullptr) sink->abort();
+      fail(end);
+    }
+  };
+  const auto feed = [&] {
+    try {
+      std::vector<SimdgroupTrace> built;
+      for (std::size_t i = 0; i < runs && !stopped; ++i) {
+        if (!fed(i)) continue;
+        if (sink->put_translated(selected[i], translator->base(),
+                                 translator->shifts_of(i).entries(), translator->position_of(i))) {
+          continue;
+        }
+        translator->traces_into(i, built);
+        built = sink->put(selected[i], std::move(built));
+      }
+    } catch (...) {
+      fail(pass->size());
     }
   };
   const auto run_pass = [&](const std::vector<std::size_t>& positions) {
     pass = &positions;
     next = 0;
+    std::thread feeder;
+    if (sink != nullptr && !probing && translator) feeder = std::thread(feed);
     const unsigned workers = static_cast<unsigned>(std::clamp<std::uint64_t>(
         spec.options.host_threads, 1, std::max<std::uint64_t>(positions.size(), 1)));
     if (workers == 1) {
@@ -319,6 +342,7 @@ LaunchResult launch(const LaunchSpec& spec) {
       }
       for (std::thread& t : threads) t.join();
     }
+    if (feeder.joinable()) feeder.join();
     if (failure) std::rethrow_exception(failure);
   };
   if (probing) {

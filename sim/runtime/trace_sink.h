@@ -5,11 +5,13 @@
 //
 // Contract, for a launch with a sink:
 // - begin_launch() is called once, after the launch is validated and before any put().
-// - put() is called once per threadgroup of the grid, from any worker thread, with the
-//   threadgroup's linear index (x fastest) and its simdgroups' traces in simdgroup order. Workers
-//   take threadgroups in increasing linear order, so a sink may block a put() until its
-//   consumer has taken earlier threadgroups, provided the consumer takes those without waiting
-//   for later ones. A put() that throws stops the launch with that exception. put() returns
+// - put() is called once per threadgroup of the grid, from any thread of the launch, with the
+//   threadgroup's linear index (x fastest) and its simdgroups' traces in simdgroup order. The
+//   workers take threadgroups in increasing linear order; the threadgroups whose traces are a
+//   translation (below) are put by one more thread, in increasing order, as soon as the
+//   launch knows them, ahead of the workers that run them. So a sink may block a put() until
+//   its consumer has taken earlier threadgroups, provided the consumer takes those without
+//   waiting for later ones. A put() that throws stops the launch with that exception. put() returns
 //   the traces whose vectors it did not keep (their contents unspecified): the worker that
 //   made them builds its next threadgroup's traces in them, so their memory is not given
 //   back to the system and faulted in again for every threadgroup.

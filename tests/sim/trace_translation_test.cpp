@@ -5,8 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
 
 #include "tests/sim/sim_test_util.h"
@@ -225,6 +230,88 @@ TEST(TraceTranslation, ASinkGetsTheTracesOfRunningThemAll) {
     EXPECT_EQ(sink.in_threadgroup_order(), all.result.trace.simdgroups);
     EXPECT_EQ(streamed.c, all.c);
     EXPECT_EQ(streamed.result.stats.threadgroups_translated, 7u);
+  }
+}
+
+// Holds back the put of threadgroup `held` until every threadgroup of `awaited` was put (or 30
+// seconds passed, which it notes), keeping the traces as KeepingSink does.
+class WaitingSink final : public ThreadgroupTraceSink {
+ public:
+  WaitingSink(std::uint32_t held, std::vector<std::uint32_t> awaited)
+      : held_(held), awaited_(std::move(awaited)) {}
+  void begin_launch(const LaunchHeader&) override {}
+  std::vector<SimdgroupTrace> put(std::uint32_t threadgroup,
+                                  std::vector<SimdgroupTrace> traces) override {
+    std::unique_lock lock(mutex_);
+    if (threadgroup == held_) {
+      timed_out = !arrived_.wait_for(lock, std::chrono::seconds(30), [&] {
+        return std::all_of(awaited_.begin(), awaited_.end(),
+                           [&](std::uint32_t t) { return keeping.traces_of.contains(t); });
+      });
+    }
+    keeping.traces_of[threadgroup] = std::move(traces);
+    arrived_.notify_all();
+    return {};
+  }
+  void abort() noexcept override {}
+
+  KeepingSink keeping;
+  bool timed_out = false;
+
+ private:
+  const std::uint32_t held_;
+  const std::vector<std::uint32_t> awaited_;
+  std::mutex mutex_;
+  std::condition_variable arrived_;
+};
+
+TEST(TraceTranslation, TranslatedThreadgroupsReachTheSinkAheadOfTheCopies) {
+  // 5 x 3 tiles, the first four columns alike: the fifth column's threadgroups (4, 9, 14) run
+  // traced and their workers put them; the twelve others are translations, put as soon as the
+  // probes agree. The put of threadgroup 4 waits for all twelve, among them 5-8 and 10-13,
+  // whose copies its (only) worker runs after it: they must not wait for those runs.
+  const MatmulParams p{48, 80, 40};
+  const TiledRun all = run_tiled(p, {}, 1);
+  WaitingSink sink(4, {0, 1, 2, 3, 5, 6, 7, 8, 10, 11, 12, 13});
+  const TiledRun streamed = run_tiled(p, {4, 3, true}, 1, &sink);
+  EXPECT_FALSE(sink.timed_out);
+  EXPECT_EQ(sink.keeping.in_threadgroup_order(), all.result.trace.simdgroups);
+  EXPECT_EQ(streamed.c, all.c);
+  EXPECT_EQ(streamed.result.stats.threadgroups_translated, 7u);
+}
+
+// Throws from the put of threadgroup `failing`; counts the aborts.
+class FailingSink final : public ThreadgroupTraceSink {
+ public:
+  explicit FailingSink(std::uint32_t failing) : failing_(failing) {}
+  void begin_launch(const LaunchHeader&) override {}
+  std::vector<SimdgroupTrace> put(std::uint32_t threadgroup, std::vector<SimdgroupTrace>) override {
+    if (threadgroup == failing_) throw std::runtime_error("sink full");
+    return {};
+  }
+  void abort() noexcept override { ++aborts; }
+
+  std::atomic<int> aborts{0};
+
+ private:
+  const std::uint32_t failing_;
+};
+
+TEST(TraceTranslation, AFailedPutOfATranslationStopsTheLaunch) {
+  // Threadgroup 6 of the 4 x 3 tiles is a copy: the thread that puts the translations fails.
+  for (const unsigned threads : {1U, 2U}) {
+    FailingSink sink(6);
+    EXPECT_THROW(
+        {
+          try {
+            run_tiled({48, 64, 40}, {4, 3, true}, threads, &sink);
+          } catch (const std::runtime_error& e) {
+            EXPECT_STREQ(e.what(), "sink full");
+            throw;
+          }
+        },
+        std::runtime_error);
+    EXPECT_GE(sink.aborts, 1);
   }
 }
 

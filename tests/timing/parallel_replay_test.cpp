@@ -4,7 +4,10 @@
 // result field, every counter and the L2's reuse distances, at 2 and 3 threads.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 
 #include "model/common/input_error.h"
 #include "model/timing/gpu_timing_model.h"
@@ -47,6 +50,43 @@ TEST(ParallelReplay, SameResultsAsSerial) {
   }
   // The comparison is about the parallel path: most of the replays took it.
   EXPECT_GT(windows, 200 * 2 * 10);
+}
+
+// With a gate (TimingOptions::parallel_gate; a streamed run opens it when its engine is done)
+// the cores go side by side only once it is open, whenever that is, and the results are the
+// serial ones: gate closed throughout, open from the start, and opened by another thread
+// while the replay runs (at a time that varies from run to run).
+TEST(ParallelReplay, WaitsForItsGateAndKeepsTheSerialResults) {
+  std::int64_t open_windows = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const sim::LaunchTrace launch = testing::looped_launch(seed, 12);
+    const LaunchInput input = testing::input_of(launch, 1 + static_cast<int>(seed % 3));
+    model::DeviceSpec device = testing::test_device();
+    device.gpu.cores = 2 + static_cast<int>(seed % 3);
+    const TimingResult serial = GpuTimingModel(device).run(input);
+    std::atomic<bool> gate{false};
+    TimingOptions gated;
+    gated.replay_threads = 2;
+    gated.parallel_gate = &gate;
+    const TimingResult closed = GpuTimingModel(device, gated).run(input);
+    ASSERT_EQ(closed, serial) << "seed " << seed;
+    EXPECT_EQ(closed.parallel_windows, 0) << "seed " << seed;
+    gate = true;
+    const TimingResult open = GpuTimingModel(device, gated).run(input);
+    ASSERT_EQ(open, serial) << "seed " << seed;
+    open_windows += open.parallel_windows;
+    gate = false;
+    std::thread opener([&] {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20 * seed);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      gate = true;
+    });
+    const TimingResult opened = GpuTimingModel(device, gated).run(input);
+    opener.join();
+    ASSERT_EQ(opened, serial) << "seed " << seed;
+  }
+  EXPECT_GT(open_windows, 30 * 10);
 }
 
 // A launch replayed with an event sink keeps one thread (the sink's calls are in order).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <fstream>
@@ -258,8 +259,12 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
   sim::LaunchOptions options = full_run_engine_options(request, report);
   options.trace_sink = &stream;
   // The replay is one thread beside the engine's: served first, it keeps pace with the engine
-  // instead of being left a wave or more to replay after it (docs/performance.md).
+  // instead of being left a wave or more to replay after it (docs/performance.md). It takes
+  // more host threads only once the engine is done.
   options.workers_yield = true;
+  std::atomic<bool> engine_done{false};
+  timing::TimingOptions replay_options = replay_timing_options(request);
+  replay_options.parallel_gate = &engine_done;
   const double cpu_start = process_cpu_seconds();
   const Clock::time_point start = Clock::now();
   std::future<timing::TimingResult> timed = std::async(std::launch::async, [&] {
@@ -268,7 +273,7 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
       const timing::LaunchInput input{.stream = &stream,
                                       .resident_threadgroups_per_core = resident,
                                       .useful_flops = report.useful_flops};
-      return timing::GpuTimingModel(device, replay_timing_options(request)).run(input);
+      return timing::GpuTimingModel(device, replay_options).run(input);
     } catch (...) {
       stream.abort();  // the engine stops at its next threadgroup
       throw;
@@ -283,6 +288,7 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
     engine_error = std::current_exception();
     stream.abort();  // the replay stops waiting for threadgroups
   }
+  engine_done.store(true, std::memory_order_relaxed);
   report.functional_seconds = seconds_since(start);
   const Clock::time_point engine_end = Clock::now();
   std::exception_ptr replay_error;
