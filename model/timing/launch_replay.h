@@ -214,7 +214,15 @@ class LaunchReplay {
   [[nodiscard]] bool parallel_ready() const;
   void run_parallel(Cycles t);
   void split_partitions(int count);
-  void run_window(Partition& p);
+  // Steps `p` through its window. `dispatching`: threadgroups were left to dispatch at the
+  // round's start, so a threadgroup due ends the window (dispatch_round ends it).
+  void run_window(Partition& p, bool dispatching);
+  // Ends the threadgroups due at the earliest next step and dispatches into their slots, as
+  // the serial replay's steps at that cycle do; notes each partition's next step; returns the
+  // round's window end, which no threadgroup end comes before (next_end_bound).
+  Cycles dispatch_round(std::vector<Cycles>& next_steps, Cycles window);
+  // The earliest cycle at or after `begin` a threadgroup could end.
+  [[nodiscard]] Cycles next_end_bound(Cycles begin) const;
   // The end of a window: one thread makes every partition's logged requests below the L1
   // (resolve_logs), then each partition's thread gives its pending ops their completions and
   // settles what waited for them (finish_window, which reads and writes only its cores).
@@ -412,6 +420,9 @@ class LaunchReplay {
     return scheds_[static_cast<std::size_t>(core * schedulers_ + k)];
   }
   ThreadgroupSlot& tg(int core, int slot) {
+    return tgs_[static_cast<std::size_t>(core * resident_ + slot)];
+  }
+  [[nodiscard]] const ThreadgroupSlot& tg(int core, int slot) const {
     return tgs_[static_cast<std::size_t>(core * resident_ + slot)];
   }
   Scheduler& scheduler(int core, int k) {

@@ -1,5 +1,5 @@
-// LaunchReplay, part 4: the parallel replay. Once no threadgroup is left to dispatch, the cores
-// interact only through the memory below their L1s (the L2 port, L2, SLC and DRAM), and no
+// LaunchReplay, part 4: the parallel replay. Between threadgroup ends the cores interact only
+// through the memory below their L1s (the L2 port, L2, SLC and DRAM), and no
 // request there returns its data sooner than MemoryHierarchy::shared_latency() after it was
 // made. So the cores advance side by side, each thread owning a range of them (a partition),
 // in windows of that length: a request below the L1 made in a window is logged, its op's
@@ -13,7 +13,9 @@
 // one is not eligible before the bound, so it does not issue in the window; last_done takes
 // the completions in issue order once any is pending; a simdgroup that finished with pending
 // ops leaves its scheduler at once but ends (stall charges, threadgroup end) when they are
-// known. Issuing ahead stops at the window's end.
+// known. Issuing ahead stops at the window's end. While threadgroups are left to dispatch, a
+// window ends no later than the next threadgroup end can come, and the next round starts with
+// one thread ending and dispatching as the serial replay does at that cycle (dispatch_round).
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -58,8 +60,7 @@ class RoundBarrier {
 }  // namespace
 
 bool LaunchReplay::parallel_ready() const {
-  return device_.threads > 1 && device_.sink == nullptr &&
-         next_threadgroup_ == total_threadgroups_ &&
+  return device_.threads > 1 && device_.sink == nullptr && next_threadgroup_ > 0 &&
          device_.memory->shared_latency() >= kMinWindow && parts_.size() == 1 && cores_ > 1 &&
          (device_.parallel_gate == nullptr ||
           device_.parallel_gate->load(std::memory_order_relaxed));
@@ -116,19 +117,89 @@ void LaunchReplay::split_partitions(int count) {
   for (const EndEvent& e : ends) part(e.core).ends.push(e);
 }
 
-void LaunchReplay::run_window(Partition& p) {
+void LaunchReplay::run_window(Partition& p, bool dispatching) {
   Cycles t = p.next;
   while (t < p.window_end) {
     p.watchdog.step(progress(p), t);
     p.pass = t == p.last_step ? p.pass + 1 : 0;
     p.last_step = t;
-    if (!p.ends.empty() && p.ends.top().at <= t) p.tail_from = std::min(p.tail_from, t);
+    if (!p.ends.empty() && p.ends.top().at <= t) {
+      if (dispatching) {
+        // Its slot takes the next threadgroup at t, in the serial order: dispatch_round().
+        MARLIN_CHECK(t + Cycles(1) == p.window_end,
+                     "while threadgroups are left to dispatch, one ends inside a window only "
+                     "in its last cycle");
+        break;
+      }
+      p.tail_from = std::min(p.tail_from, t);
+    }
     end_threadgroups(p, t);
     const Cycles next = step_cores(p, t);
     MARLIN_CHECK(next >= t, "simulated time never goes backwards");
     t = next;
   }
   p.next = t;
+}
+
+Cycles LaunchReplay::next_end_bound(Cycles begin) const {
+  Cycles bound = kNever;
+  for (const Partition& p : parts_) {
+    if (!p.ends.empty()) bound = std::min(bound, p.ends.top().at);
+  }
+  // A threadgroup with a simdgroup still issuing ends no sooner than that simdgroup issues its
+  // last op, one op a cycle at most from when its next op may issue. (One whose simdgroups
+  // all finished has its end among the ends: a round starts with every completion known.)
+  for (int core = 0; core < cores_; ++core) {
+    for (int slot = 0; slot < resident_; ++slot) {
+      const ThreadgroupSlot& group = tg(core, slot);
+      if (!group.busy || group.live == 0) continue;
+      Cycles latest = begin;
+      for (int i = 0; i < sgs_per_tg_; ++i) {
+        const SimdgroupSlot& g = sg(core, slot * sgs_per_tg_ + i);
+        if (!g.live) continue;
+        const Cycles from = !g.blocked && g.run_left == 0 ? std::max(begin, g.ready_at) : begin;
+        const std::uint32_t left = g.op_count > g.pc ? g.op_count - g.pc : 1;
+        latest = std::max(latest, from + Cycles(left - 1));
+      }
+      bound = std::min(bound, latest);
+    }
+  }
+  return bound;
+}
+
+Cycles LaunchReplay::dispatch_round(std::vector<Cycles>& next_steps, Cycles window) {
+  const Cycles begin = *std::min_element(next_steps.begin(), next_steps.end());
+  // As the serial replay's steps at `begin`: the threadgroups due end, in order, then the
+  // free slots take the next ones, again while some end at once.
+  for (;;) {
+    Partition* first = nullptr;
+    for (Partition& p : parts_) {
+      if (!p.ends.empty() && p.ends.top().at <= begin &&
+          (first == nullptr || first->ends.top() > p.ends.top())) {
+        first = &p;
+      }
+    }
+    if (first != nullptr) {
+      const EndEvent e = first->ends.top();
+      first->ends.pop();
+      end_threadgroup(e.core, e.slot);
+      continue;
+    }
+    dispatch(begin);
+    const bool due = std::any_of(parts_.begin(), parts_.end(), [&](const Partition& p) {
+      return !p.ends.empty() && p.ends.top().at <= begin;
+    });
+    if (!due) break;
+  }
+  for (std::size_t i = 0; i < parts_.size(); ++i) {
+    Partition& p = parts_[i];
+    for (int core = p.first_core; core < p.end_core; ++core) {
+      p.next = std::min(p.next, core_wake_[static_cast<std::size_t>(core)]);
+    }
+    if (!p.ends.empty()) p.next = std::min(p.next, p.ends.top().at);
+    next_steps[i] = p.next;
+  }
+  return std::max(begin + Cycles(1), std::min(begin + window, next_end_bound(begin)));
 }
 
 void LaunchReplay::resolve_logs() {
@@ -230,15 +301,34 @@ void LaunchReplay::run_parallel(Cycles t) {
       failed.store(true, std::memory_order_release);
     }
   };
+  // While threadgroups are left to dispatch, a round starts with the first thread ending and
+  // dispatching threadgroups as the serial replay does at the round's first cycle, and its
+  // windows end no later than the next threadgroup end can come (dispatch_round), which they
+  // share through `dispatch_window_end`. Every thread reads `dispatching` at a round's start;
+  // the first thread sets it for the next round before the round's last barrier.
+  bool dispatching = next_threadgroup_ < total_threadgroups_;
+  bool dispatching_next = dispatching;
+  Cycles dispatch_window_end = kNever;
   // A round: every thread runs its partition's window, the first makes the window's logged
   // requests, then every thread finishes its partition's pending ops and notes its next step.
   const auto run_rounds = [&](int index) {
     Partition& p = parts_[static_cast<std::size_t>(index)];
     for (;;) {
+      const bool dispatched = dispatching;
+      if (dispatched) {
+        if (index == 0) {
+          attempt(index, window_failed, [&] {
+            dispatch_window_end = dispatch_round(next_steps, window);
+            dispatching_next = next_threadgroup_ < total_threadgroups_;
+          });
+        }
+        barrier.arrive();  // the threadgroups due ended and the next ones started
+        if (window_failed.load(std::memory_order_acquire)) return;
+      }
       const Cycles begin = *std::min_element(next_steps.begin(), next_steps.end());
       if (begin == kNever) return;
-      p.window_end = begin + window;
-      attempt(index, window_failed, [&] { run_window(p); });
+      p.window_end = dispatched ? dispatch_window_end : begin + window;
+      attempt(index, window_failed, [&] { run_window(p, dispatched); });
       barrier.arrive();  // every partition ran the window
       if (index == 0 && !window_failed.load(std::memory_order_acquire)) {
         ++parallel_windows_;
@@ -248,6 +338,7 @@ void LaunchReplay::run_parallel(Cycles t) {
       if (window_failed.load(std::memory_order_acquire)) return;
       attempt(index, finish_failed, [&] { finish_window(p); });
       next_steps[static_cast<std::size_t>(index)] = p.next;
+      if (index == 0) dispatching = dispatching_next;
       barrier.arrive();  // every partition is finished and its next step noted
       if (finish_failed.load(std::memory_order_acquire)) return;
     }

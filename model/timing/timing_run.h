@@ -49,14 +49,14 @@ struct TimingOptions {
   bool batch_alu_runs = true;
   // Record the reuse distances of the L2's accesses (TimingResult::l2_reuse), for sampling.
   bool l2_reuse_distances = false;
-  // Host threads of the replay (at least 1). Once a launch has no threadgroup left to
-  // dispatch, its cores advance side by side on up to this many threads, in windows shorter
+  // Host threads of the replay (at least 1). Once a launch's first threadgroups are
+  // dispatched, its cores advance side by side on up to this many threads, in windows shorter
   // than the memory's shared latency (docs/timing-model.md, "Parallel replay"). The results
   // are the same at any count (tests compare them). Runs with an event sink use one.
   int replay_threads = 1;
   // When set, the cores go side by side only once it reads true: a streamed run sets it when
-  // its engine is done, so that the replay beside the engine keeps to one thread and leaves
-  // the other cores to the engine. The results do not depend on when it turns true.
+  // its engine's workers are done, so that the replay beside them keeps to one thread and
+  // leaves the other cores to them. The results do not depend on when it turns true.
   const std::atomic<bool>* parallel_gate = nullptr;
 };
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -100,6 +101,9 @@ struct LaunchOptions {
   // process (Linux: nice 10; ignored elsewhere), so that a thread consuming the traces as they
   // come, such as a streamed replay, gets a core whenever it can run. Results do not change.
   bool workers_yield = false;
+  // Set once the workers have run every threadgroup, when the sink may still be taking the
+  // translated threadgroups' traces (a consumer may then take the host's cores).
+  std::atomic<bool>* workers_done = nullptr;
 };
 
 struct LaunchSpec {

@@ -83,6 +83,17 @@ void BM_TimingReplayDecodeParallel(benchmark::State& state) {
 }
 BENCHMARK(BM_TimingReplayDecodeParallel)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// A launch of several waves (M = 1024, N = 4096, K = 128: 1,024 threadgroups, two waves of
+// 13 per core on 40 cores), on one host thread and on two, which take it from its first wave.
+void BM_TimingReplayWaves(benchmark::State& state) {
+  static const model::DeviceSpec device = model::load_device("m4max");
+  static const RecordedRun recorded = record(device, {.m = 1024, .n = 4096, .k = 128});
+  timing::TimingOptions options;
+  options.replay_threads = static_cast<int>(state.range(0));
+  replay(state, device, recorded, options);
+}
+BENCHMARK(BM_TimingReplayWaves)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // The same replay with the traces streamed, as a full-fidelity run replays them: held packed
 // and unpacked as the replay advances (packed_trace.h). The stream is filled, and the traces
 // packed, before the timed part.

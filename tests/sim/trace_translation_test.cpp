@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "tests/sim/sim_test_util.h"
@@ -140,7 +141,8 @@ struct TiledRun {
 // test_matmul_tiled16 on an m x n x k problem (16 x 16 tiles), with `alike` threadgroups; A and
 // B hold small integers that differ from element to element, so each tile's output differs.
 TiledRun run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_threads,
-                   ThreadgroupTraceSink* sink = nullptr) {
+                   ThreadgroupTraceSink* sink = nullptr,
+                   std::atomic<bool>* workers_done = nullptr) {
   std::vector<_Float16> a(static_cast<std::size_t>(p.m) * p.k);
   std::vector<_Float16> b(static_cast<std::size_t>(p.k) * p.n);
   std::vector<_Float16> c(static_cast<std::size_t>(p.m) * p.n, static_cast<_Float16>(-1.0f));
@@ -156,6 +158,7 @@ TiledRun run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_thread
   s.options.alike = alike;
   s.options.host_threads = host_threads;
   s.options.trace_sink = sink;
+  s.options.workers_done = workers_done;
   TiledRun run{launch(s), {}};
   for (const _Float16 v : c) run.c.push_back(static_cast<float>(v));
   return run;
@@ -278,6 +281,40 @@ TEST(TraceTranslation, TranslatedThreadgroupsReachTheSinkAheadOfTheCopies) {
   EXPECT_EQ(sink.keeping.in_threadgroup_order(), all.result.trace.simdgroups);
   EXPECT_EQ(streamed.c, all.c);
   EXPECT_EQ(streamed.result.stats.threadgroups_translated, 7u);
+}
+
+// Holds back the put of threadgroup `held` until `flag` is set (or 30 seconds passed, which
+// it notes).
+class FlagWaitingSink final : public ThreadgroupTraceSink {
+ public:
+  FlagWaitingSink(std::uint32_t held, const std::atomic<bool>& flag) : held_(held), flag_(flag) {}
+  void begin_launch(const LaunchHeader&) override {}
+  std::vector<SimdgroupTrace> put(std::uint32_t threadgroup, std::vector<SimdgroupTrace>) override {
+    if (threadgroup != held_) return {};
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!flag_ && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    timed_out = !flag_;
+    return {};
+  }
+  void abort() noexcept override {}
+
+  bool timed_out = false;
+
+ private:
+  const std::uint32_t held_;
+  const std::atomic<bool>& flag_;
+};
+
+TEST(TraceTranslation, WorkersDoneIsSetWhileTranslationsMayStillGoToTheSink) {
+  // The put of the last translated threadgroup waits for the flag: it is set once the workers
+  // ran every threadgroup, not once every translation was put.
+  for (const unsigned threads : {1U, 2U}) {
+    std::atomic<bool> done{false};
+    FlagWaitingSink sink(11, done);
+    run_tiled({48, 64, 40}, {4, 3, true}, threads, &sink, &done);
+    EXPECT_FALSE(sink.timed_out) << threads;
+    EXPECT_TRUE(done);
+  }
 }
 
 // Throws from the put of threadgroup `failing`; counts the aborts.

@@ -129,8 +129,9 @@ sim::LaunchOptions engine_options(const KernelRunRequest& request) {
   return options;
 }
 
-// A replay uses the run's host threads once nothing is left to dispatch (a full run's after
-// its engine is done; each sample's of a sampled run, beside the others).
+// A replay uses the run's host threads once its first threadgroups are dispatched (a streamed
+// full run's once the engine's workers are done; each sample's of a sampled run, beside the
+// others).
 timing::TimingOptions replay_timing_options(const KernelRunRequest& request) {
   timing::TimingOptions options;
   options.replay_threads = static_cast<int>(std::max(1U, request.host_threads));
@@ -260,9 +261,10 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
   options.trace_sink = &stream;
   // The replay is one thread beside the engine's: served first, it keeps pace with the engine
   // instead of being left a wave or more to replay after it (docs/performance.md). It takes
-  // more host threads only once the engine is done.
+  // more host threads only once the engine's workers are done.
   options.workers_yield = true;
   std::atomic<bool> engine_done{false};
+  options.workers_done = &engine_done;
   timing::TimingOptions replay_options = replay_timing_options(request);
   replay_options.parallel_gate = &engine_done;
   const double cpu_start = process_cpu_seconds();
@@ -445,7 +447,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
   // run's L2 misses many more lines (sample_l2.h). Slices keep all of it (docs/sampling.md,
   // "The L2's capacity").
   const bool l2_checked = !sliced && samples == 2;
-  // Each sample's replay runs its cores on the host threads once nothing is left to dispatch
+  // Each sample's replay runs its cores on the host threads once its first wave is dispatched
   // (a whole grid of one wave: from its start); a slice of one core stays on one thread. Only
   // the first replay records reuse distances, not the replays again below.
   const timing::TimingOptions replay_again = replay_timing_options(request);
