@@ -223,6 +223,11 @@ class LaunchReplay {
   Cycles dispatch_round(std::vector<Cycles>& next_steps, Cycles window);
   // The earliest cycle at or after `begin` a threadgroup could end.
   [[nodiscard]] Cycles next_end_bound(Cycles begin) const;
+  // The partition whose earliest end is due by t and first in the serial order (cycle, core,
+  // slot); null if none is.
+  Partition* first_due(Cycles t);
+  // Lowers p.next to its cores' earliest wake and its earliest end.
+  void pull_next_step(Partition& p) const;
   // The end of a window: one thread makes every partition's logged requests below the L1
   // (resolve_logs), then each partition's thread gives its pending ops their completions and
   // settles what waited for them (finish_window, which reads and writes only its cores).
@@ -326,6 +331,11 @@ class LaunchReplay {
   // `barrier` cycles later, and a finishing simdgroup (the other way a barrier releases)
   // issues its remaining ops one a cycle at most.
   [[nodiscard]] Cycles release_bound(int core, int slot, Cycles t, Cycles barrier) const;
+  // The earliest cycle a live simdgroup that issues nothing before `from` could issue its last
+  // op: its ops left, one a cycle.
+  static Cycles last_issue_bound(const SimdgroupSlot& g, Cycles from) {
+    return from + Cycles(static_cast<std::int64_t>(g.op_count) - g.pc - 1);
+  }
   // Scheduler k's choice at the first cycle from `next` in which one of its simdgroups (held
   // at no barrier, no threadgroup-memory op next) is eligible, and the earliest cycle one of
   // the simdgroups older than it is.

@@ -158,8 +158,7 @@ Cycles LaunchReplay::next_end_bound(Cycles begin) const {
         const SimdgroupSlot& g = sg(core, slot * sgs_per_tg_ + i);
         if (!g.live) continue;
         const Cycles from = !g.blocked && g.run_left == 0 ? std::max(begin, g.ready_at) : begin;
-        const std::uint32_t left = g.op_count > g.pc ? g.op_count - g.pc : 1;
-        latest = std::max(latest, from + Cycles(left - 1));
+        latest = std::max(latest, last_issue_bound(g, from));
       }
       bound = std::min(bound, latest);
     }
@@ -167,37 +166,32 @@ Cycles LaunchReplay::next_end_bound(Cycles begin) const {
   return bound;
 }
 
+LaunchReplay::Partition* LaunchReplay::first_due(Cycles t) {
+  Partition* first = nullptr;
+  for (Partition& p : parts_) {
+    if (!p.ends.empty() && p.ends.top().at <= t &&
+        (first == nullptr || first->ends.top() > p.ends.top())) {
+      first = &p;
+    }
+  }
+  return first;
+}
+
 Cycles LaunchReplay::dispatch_round(std::vector<Cycles>& next_steps, Cycles window) {
   const Cycles begin = *std::min_element(next_steps.begin(), next_steps.end());
   // As the serial replay's steps at `begin`: the threadgroups due end, in order, then the
   // free slots take the next ones, again while some end at once.
-  for (;;) {
-    Partition* first = nullptr;
-    for (Partition& p : parts_) {
-      if (!p.ends.empty() && p.ends.top().at <= begin &&
-          (first == nullptr || first->ends.top() > p.ends.top())) {
-        first = &p;
-      }
-    }
-    if (first != nullptr) {
+  do {
+    for (Partition* first = first_due(begin); first != nullptr; first = first_due(begin)) {
       const EndEvent e = first->ends.top();
       first->ends.pop();
       end_threadgroup(e.core, e.slot);
-      continue;
     }
     dispatch(begin);
-    const bool due = std::any_of(parts_.begin(), parts_.end(), [&](const Partition& p) {
-      return !p.ends.empty() && p.ends.top().at <= begin;
-    });
-    if (!due) break;
-  }
+  } while (first_due(begin) != nullptr);
   for (std::size_t i = 0; i < parts_.size(); ++i) {
-    Partition& p = parts_[i];
-    for (int core = p.first_core; core < p.end_core; ++core) {
-      p.next = std::min(p.next, core_wake_[static_cast<std::size_t>(core)]);
-    }
-    if (!p.ends.empty()) p.next = std::min(p.next, p.ends.top().at);
-    next_steps[i] = p.next;
+    pull_next_step(parts_[i]);
+    next_steps[i] = parts_[i].next;
   }
   return std::max(begin + Cycles(1), std::min(begin + window, next_end_bound(begin)));
 }
@@ -251,6 +245,10 @@ void LaunchReplay::finish_window(Partition& p) {
   p.done_updates.clear();
   p.finishes.clear();
   // Wakes and ends may have come earlier than the step the window stopped at.
+  pull_next_step(p);
+}
+
+void LaunchReplay::pull_next_step(Partition& p) const {
   for (int core = p.first_core; core < p.end_core; ++core) {
     p.next = std::min(p.next, core_wake_[static_cast<std::size_t>(core)]);
   }

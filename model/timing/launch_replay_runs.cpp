@@ -62,7 +62,7 @@ Cycles LaunchReplay::release_bound(int core, int slot, Cycles t, Cycles barrier)
   for (int i = 0; i < sgs_per_tg_; ++i) {
     const SimdgroupSlot& g = sg(core, slot * sgs_per_tg_ + i);
     if (!g.live || g.blocked) continue;
-    bound = std::min(bound, t + Cycles(static_cast<std::int64_t>(g.op_count - g.pc) - 1));
+    bound = std::min(bound, last_issue_bound(g, t));
   }
   return std::max(bound, t);
 }

@@ -263,10 +263,10 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
   // instead of being left a wave or more to replay after it (docs/performance.md). It takes
   // more host threads only once the engine's workers are done.
   options.workers_yield = true;
-  std::atomic<bool> engine_done{false};
-  options.workers_done = &engine_done;
+  std::atomic<bool> workers_done{false};
+  options.workers_done = &workers_done;
   timing::TimingOptions replay_options = replay_timing_options(request);
-  replay_options.parallel_gate = &engine_done;
+  replay_options.parallel_gate = &workers_done;
   const double cpu_start = process_cpu_seconds();
   const Clock::time_point start = Clock::now();
   std::future<timing::TimingResult> timed = std::async(std::launch::async, [&] {
@@ -290,7 +290,7 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
     engine_error = std::current_exception();
     stream.abort();  // the replay stops waiting for threadgroups
   }
-  engine_done.store(true, std::memory_order_relaxed);
+  workers_done.store(true, std::memory_order_relaxed);  // also when the engine failed
   report.functional_seconds = seconds_since(start);
   const Clock::time_point engine_end = Clock::now();
   std::exception_ptr replay_error;
