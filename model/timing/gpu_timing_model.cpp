@@ -101,7 +101,8 @@ TimingResult GpuTimingModel::replay(std::span<const LaunchInput> launches,
                                    .dram_counter = dram_counter ? &*dram_counter : nullptr,
                                    .batch_alu_runs = options_.batch_alu_runs,
                                    .threads = options_.replay_threads,
-                                   .parallel_gate = options_.parallel_gate};
+                                   .parallel_gate = options_.parallel_gate,
+                                   .threadgroups_ended = options_.threadgroups_ended};
   const Cycles dispatch_overhead =
       cycles_ceil_from_seconds(device_.dispatch.dispatch_overhead_s, gpu);
   const Cycles command_buffer_overhead =

@@ -439,6 +439,9 @@ void LaunchReplay::end_threadgroup(int core, int slot) {
   }
   ++free_slots_[static_cast<std::size_t>(core)];
   ++p.ended;
+  if (device_.threadgroups_ended != nullptr) {
+    device_.threadgroups_ended->fetch_add(1, std::memory_order_relaxed);
+  }
   resident_sgs_[static_cast<std::size_t>(core)] -= sgs_per_tg_;
   if (device_.sink != nullptr) {
     // DRAM windows that ended by now are final; sending them at threadgroup ends keeps the

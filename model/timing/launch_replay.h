@@ -54,6 +54,7 @@ struct ReplayDevice {
   bool batch_alu_runs = true;                        // TimingOptions::batch_alu_runs
   int threads = 1;                                   // TimingOptions::replay_threads
   const std::atomic<bool>* parallel_gate = nullptr;  // TimingOptions::parallel_gate
+  std::atomic<std::uint64_t>* threadgroups_ended = nullptr;  // TimingOptions::threadgroups_ended
 };
 
 class LaunchReplay {

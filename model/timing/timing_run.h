@@ -58,6 +58,9 @@ struct TimingOptions {
   // its engine's workers are done, so that the replay beside them keeps to one thread and
   // leaves the other cores to them. The results do not depend on when it turns true.
   const std::atomic<bool>* parallel_gate = nullptr;
+  // When set, incremented (relaxed) as each threadgroup ends in the replay, on whichever host
+  // thread ends it. For a progress display; the results do not depend on it.
+  std::atomic<std::uint64_t>* threadgroups_ended = nullptr;
 };
 
 // Per-launch results.

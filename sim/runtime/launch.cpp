@@ -296,6 +296,9 @@ LaunchResult launch(const LaunchSpec& spec) {
       for (std::uint64_t n = next++; n < end; n = next++) {
         const std::size_t i = (*pass)[n];
         produce(i, *worker);
+        if (!probing && spec.options.threadgroups_done != nullptr) {
+          spec.options.threadgroups_done->fetch_add(1, std::memory_order_relaxed);
+        }
         // The sink takes the probes in order, in the second pass; the budget as they ran.
         const bool held = probing && sink != nullptr;
         const bool accounted = !probing && sink == nullptr && is_probe(i);

@@ -104,6 +104,10 @@ struct LaunchOptions {
   // Set once the workers have run every threadgroup, when the sink may still be taking the
   // translated threadgroups' traces (a consumer may then take the host's cores).
   std::atomic<bool>* workers_done = nullptr;
+  // Incremented (relaxed) each time a worker is done with a threadgroup of the launch's last
+  // pass: when launch() returns it has grown by the threadgroups run (a slice's, or all). For
+  // a progress display; results do not depend on it.
+  std::atomic<std::uint64_t>* threadgroups_done = nullptr;
 };
 
 struct LaunchSpec {

@@ -141,8 +141,8 @@ struct TiledRun {
 // test_matmul_tiled16 on an m x n x k problem (16 x 16 tiles), with `alike` threadgroups; A and
 // B hold small integers that differ from element to element, so each tile's output differs.
 TiledRun run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_threads,
-                   ThreadgroupTraceSink* sink = nullptr,
-                   std::atomic<bool>* workers_done = nullptr) {
+                   ThreadgroupTraceSink* sink = nullptr, std::atomic<bool>* workers_done = nullptr,
+                   std::atomic<std::uint64_t>* threadgroups_done = nullptr) {
   std::vector<_Float16> a(static_cast<std::size_t>(p.m) * p.k);
   std::vector<_Float16> b(static_cast<std::size_t>(p.k) * p.n);
   std::vector<_Float16> c(static_cast<std::size_t>(p.m) * p.n, static_cast<_Float16>(-1.0f));
@@ -159,6 +159,7 @@ TiledRun run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_thread
   s.options.host_threads = host_threads;
   s.options.trace_sink = sink;
   s.options.workers_done = workers_done;
+  s.options.threadgroups_done = threadgroups_done;
   TiledRun run{launch(s), {}};
   for (const _Float16 v : c) run.c.push_back(static_cast<float>(v));
   return run;
@@ -314,6 +315,22 @@ TEST(TraceTranslation, WorkersDoneIsSetWhileTranslationsMayStillGoToTheSink) {
     run_tiled({48, 64, 40}, {4, 3, true}, threads, &sink, &done);
     EXPECT_FALSE(sink.timed_out) << threads;
     EXPECT_TRUE(done);
+  }
+}
+
+TEST(TraceTranslation, CountsEachThreadgroupOnceWhenItIsDone) {
+  // 4 x 3 tiles: traced, translated and run as copies, with and without a sink (which takes
+  // the translations from a thread of the launch's own, not from the workers).
+  for (const unsigned threads : {1U, 2U}) {
+    for (const AlikeThreadgroups alike : {AlikeThreadgroups{}, AlikeThreadgroups{4, 3, true}}) {
+      for (const bool with_sink : {false, true}) {
+        KeepingSink sink;
+        std::atomic<std::uint64_t> done{0};
+        run_tiled({48, 64, 40}, alike, threads, with_sink ? &sink : nullptr, nullptr, &done);
+        EXPECT_EQ(done.load(), 12u)
+            << threads << " threads, alike " << alike.x << ", sink " << with_sink;
+      }
+    }
   }
 }
 

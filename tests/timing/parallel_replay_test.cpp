@@ -89,6 +89,28 @@ TEST(ParallelReplay, WaitsForItsGateAndKeepsTheSerialResults) {
   EXPECT_GT(open_windows, 30 * 10);
 }
 
+// TimingOptions::threadgroups_ended counts each threadgroup once, however many threads end
+// them, and changes no result.
+TEST(ParallelReplay, CountsTheThreadgroupsItEnds) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const sim::LaunchTrace launch = testing::looped_launch(seed, 12);
+    const LaunchInput input = testing::input_of(launch, 1 + static_cast<int>(seed % 3));
+    model::DeviceSpec device = testing::test_device();
+    device.gpu.cores = 2 + static_cast<int>(seed % 3);
+    const TimingResult plain = GpuTimingModel(device).run(input);
+    for (const int threads : {1, 2}) {
+      std::atomic<std::uint64_t> ended{0};
+      TimingOptions counted;
+      counted.replay_threads = threads;
+      counted.threadgroups_ended = &ended;
+      ASSERT_EQ(GpuTimingModel(device, counted).run(input), plain) << "seed " << seed;
+      const auto& grid = launch.threadgroups_per_grid;
+      EXPECT_EQ(ended.load(), std::uint64_t{grid[0]} * grid[1] * grid[2])
+          << "seed " << seed << ", " << threads << " threads";
+    }
+  }
+}
+
 // A launch replayed with an event sink keeps one thread (the sink's calls are in order).
 TEST(ParallelReplay, EventSinkKeepsTheSerialReplay) {
   const sim::LaunchTrace launch = random_launch(7, 10);

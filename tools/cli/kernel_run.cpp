@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "kernels/host/reference_gemm.h"
@@ -20,8 +21,10 @@
 #include "model/common/input_error.h"
 #include "model/timing/gpu_timing_model.h"
 #include "model/timing/trace_stream.h"
+#include "tools/cli/format.h"
 #include "tools/cli/host_cpu.h"
 #include "tools/cli/host_memory.h"
+#include "tools/cli/run_progress.h"
 #include "tools/cli/sample_l2.h"
 
 namespace marlin::cli {
@@ -38,6 +41,38 @@ constexpr std::uint32_t kMinStreamWindow = 8;
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
+
+// How often a full run's progress line is rewritten.
+constexpr std::chrono::milliseconds kProgressPeriod{1000};
+
+// What a full run's progress line (KernelRunRequest::progress) reads while the run goes on.
+struct FullRunProgress {
+  enum class Phase : int { kDrawing, kRunning, kChecking };
+  std::atomic<Phase> phase{Phase::kDrawing};
+  std::uint64_t threadgroups = 0;       // of the launch; 0: not known (several dispatches)
+  std::atomic<std::uint64_t> run{0};    // by the engine (sim::LaunchOptions)
+  std::atomic<std::uint64_t> ended{0};  // in the replay (timing::TimingOptions)
+  const Clock::time_point start = Clock::now();
+
+  [[nodiscard]] std::string line() const {
+    const std::string elapsed = fmt::format("{:.0f} s", seconds_since(start));
+    switch (phase.load(std::memory_order_relaxed)) {
+      case Phase::kDrawing:
+        return fmt::format("run: drawing the operands, {}", elapsed);
+      case Phase::kChecking:
+        return fmt::format("run: checking against the reference, {}", elapsed);
+      case Phase::kRunning:
+        break;
+    }
+    const auto count = [&](const std::atomic<std::uint64_t>& n) {
+      const std::string done = format_count(static_cast<std::int64_t>(n.load()));
+      return threadgroups == 0 ? done
+                               : done + "/" + format_count(static_cast<std::int64_t>(threadgroups));
+    };
+    return fmt::format("run: engine {} threadgroups, timing model {}, {}", count(run), count(ended),
+                       elapsed);
+  }
+};
 
 }  // namespace
 
@@ -169,12 +204,13 @@ sim::LaunchOptions full_run_engine_options(const KernelRunRequest& request,
 // whole traces (with --trace, recorded into the Chrome trace).
 kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunRequest& request,
                            const kernels::GemmOperands& operands, std::ofstream& trace_file,
-                           KernelRunReport& report) {
+                           KernelRunReport& report, FullRunProgress& progress) {
   const double cpu_start = process_cpu_seconds();
   const Clock::time_point functional_start = Clock::now();
+  sim::LaunchOptions options = full_run_engine_options(request, report);
+  options.threadgroups_done = &progress.run;
   kernels::GemmRun run =
-      kernels::run_gemm(report.kernel, report.problem, operands, engine_limits(device),
-                        full_run_engine_options(request, report));
+      kernels::run_gemm(report.kernel, report.problem, operands, engine_limits(device), options);
   report.functional_seconds = seconds_since(functional_start);
 
   report.dispatches = describe_dispatches(device, run);
@@ -191,8 +227,10 @@ kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunReque
     }
   }
   const Clock::time_point timing_start = Clock::now();
-  report.timing = timing::GpuTimingModel(device, replay_timing_options(request))
-                      .run(inputs, trace ? &*trace : nullptr);
+  timing::TimingOptions replay_options = replay_timing_options(request);
+  replay_options.threadgroups_ended = &progress.ended;
+  report.timing =
+      timing::GpuTimingModel(device, replay_options).run(inputs, trace ? &*trace : nullptr);
   report.timing_seconds = seconds_since(timing_start);
   report.host_cpu_seconds = process_cpu_seconds() - cpu_start;
   if (trace) {
@@ -229,7 +267,8 @@ kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunReque
 // later ones, and only the resident threadgroups' traces are held. The results are those of
 // run_whole(); timing_seconds is the replay's time after the engine ended.
 kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRequest& request,
-                              const kernels::GemmOperands& operands, KernelRunReport& report) {
+                              const kernels::GemmOperands& operands, KernelRunReport& report,
+                              FullRunProgress& progress) {
   // The launch's residency, from its header, bounds the traces held at once (the engine's
   // thread computes it before any threadgroup runs; the replay's reads it after the header).
   int resident = 0;
@@ -265,8 +304,10 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
   options.workers_yield = true;
   std::atomic<bool> workers_done{false};
   options.workers_done = &workers_done;
+  options.threadgroups_done = &progress.run;
   timing::TimingOptions replay_options = replay_timing_options(request);
   replay_options.parallel_gate = &workers_done;
+  replay_options.threadgroups_ended = &progress.ended;
   const double cpu_start = process_cpu_seconds();
   const Clock::time_point start = Clock::now();
   std::future<timing::TimingResult> timed = std::async(std::launch::async, [&] {
@@ -313,18 +354,30 @@ void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
               const kernels::WeightFormat& format, std::ofstream& trace_file,
               KernelRunReport& report) {
   const kernels::GemmProblem& p = report.problem;
+  const bool one_dispatch = kernels::gemm_dispatch_count(report.kernel, p) == 1;
+  FullRunProgress counts;
+  if (one_dispatch) counts.threadgroups = main_grid(report.kernel, p).volume();
+  std::optional<RunProgress> progress;
+  if (request.progress != nullptr) {
+    progress.emplace(
+        *request.progress, [&counts] { return counts.line(); }, request.progress_after,
+        kProgressPeriod);
+  }
   kernels::ProblemOperands in(p, format, request.seed);
-  const bool stream = request.stream_traces && !trace_file.is_open() &&
-                      kernels::gemm_dispatch_count(report.kernel, p) == 1;
-  const kernels::GemmRun run = stream ? run_streamed(device, request, in.operands, report)
-                                      : run_whole(device, request, in.operands, trace_file, report);
+  counts.phase = FullRunProgress::Phase::kRunning;
+  const bool stream = request.stream_traces && !trace_file.is_open() && one_dispatch;
+  const kernels::GemmRun run =
+      stream ? run_streamed(device, request, in.operands, report, counts)
+             : run_whole(device, request, in.operands, trace_file, report, counts);
   report.unwritten = kernels::count_poisoned(run.c);
   add_threadgroup_counts(run, report.threadgroups, report.translated_threadgroups);
   if (request.check) {
+    counts.phase = FullRunProgress::Phase::kChecking;
     if (format.kind != kernels::WeightFormatKind::kFp16) in.dense = kernels::dequantize(in.packed);
     const std::vector<double> reference =
         kernels::reference_gemm(in.a, in.dense, p.m, p.n, p.k, in.bias, p.activation);
     report.check_error = kernels::relative_frobenius_error(run.c, reference);
+    counts.phase = FullRunProgress::Phase::kRunning;  // the last line gives the counts
   }
 }
 

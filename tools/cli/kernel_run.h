@@ -3,8 +3,10 @@
 // model of the device. Computed here, printed by run_report.h.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,10 @@ struct KernelRunRequest {
   // sampling.h; the same traces): sampled runs do not run them, full runs run them untraced.
   // False traces every threadgroup on the engine.
   bool translate_alike = true;
+  // Full-fidelity runs write their progress here (`run`: stderr) from `progress_after` on,
+  // one line rewritten in place (run_progress.h); null: none. The report does not change.
+  std::ostream* progress = nullptr;
+  std::chrono::milliseconds progress_after{2000};
   std::string trace_path;                    // --trace: Chrome trace file; empty = none
   timing::ChromeTraceOptions trace_options;  // its bound and sampling
 };

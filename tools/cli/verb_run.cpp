@@ -177,7 +177,8 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
                options);
     return 0;
   }
-  const KernelRunRequest request = make_request(vm, flags);
+  KernelRunRequest request = make_request(vm, flags);
+  request.progress = &streams.err;
   const model::DeviceSpec device = model::load_device(common.device);
   const KernelRunReport report = [&] {
     try {
