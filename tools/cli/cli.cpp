@@ -56,11 +56,12 @@ int dispatch(const std::vector<std::string>& args, Streams streams) {
 
 }  // namespace
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+        bool err_is_terminal) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   try {
-    return dispatch(args, Streams{out, err});
+    return dispatch(args, Streams{out, err, err_is_terminal});
   } catch (const InputError& error) {
     err << "marlin-sim: error: " << error.what() << '\n';
     return 2;

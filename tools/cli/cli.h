@@ -10,6 +10,8 @@
 
 namespace marlin::cli {
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+// `err_is_terminal`: `err` is a terminal (Streams::err_is_terminal).
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+        bool err_is_terminal = false);
 
 }  // namespace marlin::cli

@@ -43,8 +43,8 @@ struct KernelRunRequest {
   // sampling.h; the same traces): sampled runs do not run them, full runs run them untraced.
   // False traces every threadgroup on the engine.
   bool translate_alike = true;
-  // Full-fidelity runs write their progress here (`run`: stderr) from `progress_after` on,
-  // one line rewritten in place (run_progress.h); null: none. The report does not change.
+  // Full-fidelity runs write their progress here (`run`: a terminal's stderr) from `progress_after`
+  // on, one line rewritten in place (run_progress.h); null: none. The report does not change.
   std::ostream* progress = nullptr;
   std::chrono::milliseconds progress_after{2000};
   std::string trace_path;                    // --trace: Chrome trace file; empty = none

@@ -12,6 +12,8 @@ namespace marlin::cli {
 struct Streams {
   std::ostream& out;
   std::ostream& err;
+  // `err` is a terminal: a verb may show progress on it, one line rewritten in place.
+  bool err_is_terminal = false;
 };
 
 // Flags every verb takes.

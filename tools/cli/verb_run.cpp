@@ -178,7 +178,7 @@ int run_run(const std::vector<std::string>& args, Streams streams) {
     return 0;
   }
   KernelRunRequest request = make_request(vm, flags);
-  request.progress = &streams.err;
+  if (streams.err_is_terminal) request.progress = &streams.err;
   const model::DeviceSpec device = model::load_device(common.device);
   const KernelRunReport report = [&] {
     try {
