@@ -228,9 +228,14 @@ void LaunchReplay::bind_streamed(int core, int slot, std::uint32_t index) {
   for (std::size_t k = 0; k < held.size(); ++k) {
     const StreamedTrace& sg = held[k];
     TraceBinding& b = binding_[sg.simdgroup()];
-    if (sg.packed) {
-      b.packed = sg.packed.get();
+    if (sg.shared) {
+      // A translated threadgroup: its base's trace, unpacked once, read in place.
+      const sim::SimdgroupTrace& base = unpacked_base(sg.packed);
+      b.ops = base.ops.data();
+      b.accesses = base.accesses.data();
       b.shifts = sg.shifts;
+    } else if (sg.packed) {
+      b.packed = sg.packed.get();
     } else {
       b.ops = sg.plain.ops.data();
       b.accesses = sg.plain.accesses.data();
@@ -245,6 +250,15 @@ void LaunchReplay::bind_streamed(int core, int slot, std::uint32_t index) {
                         b.done_mask);
     }
   }
+}
+
+const sim::SimdgroupTrace& LaunchReplay::unpacked_base(
+    const std::shared_ptr<const PackedTrace>& packed) {
+  auto [it, inserted] = unpacked_bases_.try_emplace(packed.get());
+  if (inserted) {
+    it->second = {packed, std::make_unique<const sim::SimdgroupTrace>(unpack_trace(*packed))};
+  }
+  return *it->second.second;
 }
 
 Cycles* LaunchReplay::ring_for(int core, int local, std::size_t reach, std::uint32_t& mask) {
@@ -399,9 +413,10 @@ void LaunchReplay::start_threadgroup(int core, int slot, Cycles t) {
     s.accesses = b.accesses;
     s.op_count = b.op_count;
     s.unpacked = b.op_count;
+    s.shifts = b.shifts;
     if (b.packed != nullptr) {
       s.reader = &readers_[static_cast<std::size_t>(core * slots_per_core_ + local)];
-      s.reader->start(*b.packed, b.shifts);
+      s.reader->start(*b.packed);
       s.unpacked = 0;  // prepare_next() below unpacks the first ops
     }
     s.done = b.done;

@@ -21,6 +21,8 @@
 #include <memory>
 #include <queue>
 #include <span>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/device/device_spec.h"
@@ -83,6 +85,9 @@ class LaunchReplay {
     const sim::MemAccess* accesses = nullptr;
     PackedTraceReader* reader = nullptr;
     std::uint32_t unpacked = 0;  // ops readable from the start (op_count for a plain trace)
+    // Each access is read moved by its buffer's shift (a translated threadgroup reading its
+    // base's trace in place; none otherwise).
+    std::span<const sim::BufferShift> shifts{};
     // Completion cycle of op i at done[i & done_mask]: the newest ops (a ring of the slot) or
     // every op of the trace.
     Cycles* done = nullptr;
@@ -262,7 +267,7 @@ class LaunchReplay {
   struct TraceBinding {
     bool bound = false;
     const PackedTrace* packed = nullptr;         // or the plain trace's ops and accesses
-    std::span<const sim::BufferShift> shifts{};  // to read `packed` with
+    std::span<const sim::BufferShift> shifts{};  // to read the plain trace's accesses with
     const sim::TraceOp* ops = nullptr;
     const sim::MemAccess* accesses = nullptr;
     std::uint32_t op_count = 0;
@@ -399,13 +404,18 @@ class LaunchReplay {
   // from `stored` (device addresses carry their buffer's range, memory_hierarchy.h) and
   // returns the mask of the lanes that access at least one byte.
   LaneMask gather_lanes(std::vector<LaneAccess>& lanes, const sim::MemAccess* stored,
-                        std::uint32_t from, std::size_t n, bool device);
+                        std::uint32_t from, std::size_t n, bool device,
+                        std::span<const sim::BufferShift> shifts);
   // Completion of a device-memory op; in a parallel window `deferred` is set when part of
-  // it waits for the window's end (the result is then the known part).
-  Cycles device_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses, Cycles t,
-                       bool is_write, bool& deferred);
+  // it waits for the window's end (the result is then the known part). Both read each access
+  // moved by its buffer's shift in `shifts` (SimdgroupSlot::shifts).
+  Cycles device_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses,
+                       std::span<const sim::BufferShift> shifts, Cycles t, bool is_write,
+                       bool& deferred);
   Cycles threadgroup_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses,
-                            Cycles t);
+                            std::span<const sim::BufferShift> shifts, Cycles t);
+  // `packed` unpacked, once per launch: the plain trace translated threadgroups read in place.
+  const sim::SimdgroupTrace& unpacked_base(const std::shared_ptr<const PackedTrace>& packed);
   // Accounting.
   // Splits [wait_from, t) into barrier, dependency, pipe-busy and issue-wait parts. The pipe is
   // busy in (pipe_last_issue, pipe_free): the cycle of its last issue was another issue.
@@ -486,7 +496,12 @@ class LaunchReplay {
   // completion cycles of those whose deps reach further than the ring.
   std::vector<std::vector<StreamedTrace>> held_;
   std::vector<std::vector<Cycles>> held_done_;
-  std::vector<PackedTraceReader> readers_;       // per simdgroup slot, for packed traces
+  std::vector<PackedTraceReader> readers_;  // per simdgroup slot, for packed traces
+  // A translated threadgroup's base traces, unpacked once and read in place by every
+  // threadgroup translated from them (by packed trace; the entry keeps it alive).
+  std::unordered_map<const PackedTrace*, std::pair<std::shared_ptr<const PackedTrace>,
+                                                   std::unique_ptr<const sim::SimdgroupTrace>>>
+      unpacked_bases_;
   std::vector<std::vector<Cycles>> slot_rings_;  // per simdgroup slot: its ring (ring_for)
   std::vector<TraceBinding> binding_;  // per simdgroup of the threadgroup being dispatched
   std::vector<SimdgroupSlot> sgs_;

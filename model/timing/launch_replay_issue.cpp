@@ -202,11 +202,11 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
     case sim::OpClass::kMatrixStore:
       if (g.pipe == Pipe::kThreadgroupMemory) {
         counters.registry.increment(counters.threadgroup_memory_ops);
-        done = threadgroup_memory(core, op, accesses, t);
+        done = threadgroup_memory(core, op, accesses, g.shifts, t);
       } else {
         counters.registry.increment(counters.device_memory_ops);
         first_request = static_cast<std::uint32_t>(p.log.size());
-        done = device_memory(core, op, accesses, t, sim::is_store(op.op), deferred);
+        done = device_memory(core, op, accesses, g.shifts, t, sim::is_store(op.op), deferred);
       }
       break;
     case sim::OpClass::kThreadgroupBarrier:
@@ -387,19 +387,28 @@ void LaunchReplay::check_release(int core, int slot) {
 // ---- Memory ops ---------------------------------------------------------------------------
 
 LaneMask LaunchReplay::gather_lanes(std::vector<LaneAccess>& lanes, const sim::MemAccess* stored,
-                                    std::uint32_t from, std::size_t n, bool device) {
+                                    std::uint32_t from, std::size_t n, bool device,
+                                    std::span<const sim::BufferShift> shifts) {
   LaneMask mask = 0;
+  // An op's accesses are mostly to one buffer: its shift is looked up once.
+  std::uint32_t buffer = ~std::uint32_t{0};
+  std::uint32_t shift = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const sim::MemAccess a = sim::access_at(stored, from + static_cast<std::uint32_t>(i));
+    if (!shifts.empty() && a.buffer != buffer) {
+      buffer = a.buffer;
+      shift = sim::shift_of(shifts, a.buffer);
+    }
     const std::uint64_t base = device ? static_cast<std::uint64_t>(a.buffer) << kBufferShift : 0;
-    lanes[i] = LaneAccess{base + a.offset, a.bytes};
+    lanes[i] = LaneAccess{base + static_cast<std::uint32_t>(a.offset + shift), a.bytes};
     if (a.bytes > 0) mask |= LaneMask{1} << i;
   }
   return mask;
 }
 
 Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::MemAccess* accesses,
-                                   Cycles t, bool is_write, bool& deferred) {
+                                   std::span<const sim::BufferShift> shifts, Cycles t,
+                                   bool is_write, bool& deferred) {
   Partition& p = part(core);
   Coalescer& coalescer = *p.coalescer;
   Cycles done = t;
@@ -411,11 +420,12 @@ Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::
     std::span<const std::uint64_t> lines;
     if (affine) {
       const sim::MemAccess first = sim::access_at(stored, from);
-      lines = coalescer.coalesce_affine(
-          static_cast<std::uint64_t>(first.buffer) << kBufferShift, first.offset, stored[1].offset,
-          first.bytes, static_cast<std::uint32_t>(n));
+      lines =
+          coalescer.coalesce_affine(static_cast<std::uint64_t>(first.buffer) << kBufferShift,
+                                    first.offset + sim::shift_of(shifts, first.buffer),
+                                    stored[1].offset, first.bytes, static_cast<std::uint32_t>(n));
     } else {
-      const LaneMask mask = gather_lanes(p.lanes, stored, from, n, true);
+      const LaneMask mask = gather_lanes(p.lanes, stored, from, n, true, shifts);
       lines = coalescer.coalesce(mask, std::span<const LaneAccess>(p.lanes.data(), n));
     }
     if (!p.deferring) {
@@ -438,7 +448,8 @@ Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::
 }
 
 Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
-                                        const sim::MemAccess* accesses, Cycles t) {
+                                        const sim::MemAccess* accesses,
+                                        std::span<const sim::BufferShift> shifts, Cycles t) {
   Cycles busy(0);
   ThreadgroupMemoryBanks& banks = *(*device_.banks)[static_cast<std::size_t>(core)];
   const sim::MemAccess* stored = accesses + op.first_access;
@@ -448,13 +459,13 @@ Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
     if (affine) {
       const sim::MemAccess first = sim::access_at(stored, from);
       busy += banks
-                  .access_affine(first.offset, stored[1].offset, first.bytes,
-                                 static_cast<std::uint32_t>(n))
+                  .access_affine(first.offset + sim::shift_of(shifts, first.buffer),
+                                 stored[1].offset, first.bytes, static_cast<std::uint32_t>(n))
                   .busy_cycles;
       continue;
     }
     std::vector<LaneAccess>& lanes = part(core).lanes;
-    const LaneMask mask = gather_lanes(lanes, stored, from, n, false);
+    const LaneMask mask = gather_lanes(lanes, stored, from, n, false, shifts);
     busy += banks.access(mask, std::span<const LaneAccess>(lanes.data(), n)).busy_cycles;
   }
   tgm_free_[static_cast<std::size_t>(core)] = t + busy;

@@ -22,6 +22,7 @@
 #include "model/device/profile_loader.h"
 #include "model/timing/gpu_timing_model.h"
 #include "model/timing/trace_stream.h"
+#include "sim/runtime/trace_translation.h"
 
 namespace {
 
@@ -94,27 +95,33 @@ void BM_TimingReplayWaves(benchmark::State& state) {
 }
 BENCHMARK(BM_TimingReplayWaves)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The same replay with the traces streamed, as a full-fidelity run replays them: held packed
-// and unpacked as the replay advances (packed_trace.h). The stream is filled, and the traces
-// packed, before the timed part.
-void BM_TimingReplayDecodeStreamed(benchmark::State& state) {
-  static const model::DeviceSpec device = model::load_device("m4max");
-  static const RecordedRun recorded = record(device, {.m = 16, .n = 2048, .k = 512});
+std::uint32_t threadgroups_of(const sim::LaunchTrace& trace) {
+  return trace.threadgroups_per_grid[0] * trace.threadgroups_per_grid[1] *
+         trace.threadgroups_per_grid[2];
+}
+
+// Threadgroup `tg`'s traces of `trace`, whose threadgroups have as many simdgroups each.
+std::vector<sim::SimdgroupTrace> traces_of(const sim::LaunchTrace& trace, std::uint32_t tg) {
+  const auto sgs = static_cast<std::ptrdiff_t>(trace.simdgroups.size() / threadgroups_of(trace));
+  return {trace.simdgroups.begin() + tg * sgs, trace.simdgroups.begin() + (tg + 1) * sgs};
+}
+
+// Replays `recorded` streamed: before each (timed) replay, `fill` puts the launch's
+// threadgroups into a new stream (untimed); it returns false when it could not.
+template <class Fill>
+void replay_streamed(benchmark::State& state, const model::DeviceSpec& device,
+                     const RecordedRun& recorded, Fill fill) {
   const sim::LaunchTrace& trace = *recorded.input.trace;
-  const std::uint32_t sgs_per_tg = static_cast<std::uint32_t>(
-      trace.simdgroups.size() / (trace.threadgroups_per_grid[0] * trace.threadgroups_per_grid[1] *
-                                 trace.threadgroups_per_grid[2]));
   const timing::GpuTimingModel model(device);
   std::int64_t instructions = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    const auto threadgroups = static_cast<std::uint32_t>(trace.simdgroups.size() / sgs_per_tg);
-    timing::TraceStream stream(threadgroups);
+    timing::TraceStream stream(threadgroups_of(trace));
     stream.begin_launch({trace.kernel, trace.threadgroups_per_grid, trace.threads_per_threadgroup,
                          trace.threadgroup_memory_bytes});
-    for (std::uint32_t tg = 0; tg < threadgroups; ++tg) {
-      stream.put(tg, {trace.simdgroups.begin() + tg * sgs_per_tg,
-                      trace.simdgroups.begin() + (tg + 1) * sgs_per_tg});
+    if (!fill(stream)) {
+      state.SkipWithError("the stream did not take the traces");
+      return;
     }
     timing::LaunchInput input = recorded.input;
     input.trace = nullptr;
@@ -126,7 +133,48 @@ void BM_TimingReplayDecodeStreamed(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * instructions);
 }
+
+// The same replay with the traces streamed, as a full-fidelity run replays them: held packed
+// and unpacked as the replay advances (packed_trace.h).
+void BM_TimingReplayDecodeStreamed(benchmark::State& state) {
+  static const model::DeviceSpec device = model::load_device("m4max");
+  static const RecordedRun recorded = record(device, {.m = 16, .n = 2048, .k = 512});
+  const sim::LaunchTrace& trace = *recorded.input.trace;
+  replay_streamed(state, device, recorded, [&](timing::TraceStream& stream) {
+    for (std::uint32_t tg = 0; tg < threadgroups_of(trace); ++tg) {
+      stream.put(tg, traces_of(trace, tg));
+    }
+    return true;
+  });
+}
 BENCHMARK(BM_TimingReplayDecodeStreamed)->Unit(benchmark::kMillisecond);
+
+// The same launch streamed as a full-fidelity run streams it with its threadgroups by
+// translation: threadgroup 0's traces, and every other threadgroup as a reading of them moved
+// by its buffers' shifts (sim::ThreadgroupTraceSink::put_translated).
+void BM_TimingReplayDecodeTranslated(benchmark::State& state) {
+  static const model::DeviceSpec device = model::load_device("m4max");
+  static const RecordedRun recorded = record(device, {.m = 16, .n = 2048, .k = 512});
+  const sim::LaunchTrace& trace = *recorded.input.trace;
+  static const std::vector<sim::SimdgroupTrace> base = traces_of(trace, 0);
+  static const std::vector<std::vector<sim::BufferShift>> shifts = [&] {
+    std::vector<std::vector<sim::BufferShift>> out(threadgroups_of(trace));
+    for (std::uint32_t tg = 1; tg < out.size(); ++tg) {
+      out[tg] = sim::trace_shift(base, traces_of(trace, tg)).value().entries();
+    }
+    return out;
+  }();
+  replay_streamed(state, device, recorded, [&](timing::TraceStream& stream) {
+    stream.put(0, base);
+    for (std::uint32_t tg = 1; tg < threadgroups_of(trace); ++tg) {
+      if (!stream.put_translated(tg, base, shifts[tg], traces_of(trace, tg)[0].threadgroup)) {
+        return false;
+      }
+    }
+    return true;
+  });
+}
+BENCHMARK(BM_TimingReplayDecodeTranslated)->Unit(benchmark::kMillisecond);
 
 void BM_TimingReplayOneCorePrefill(benchmark::State& state) {
   static const model::DeviceSpec device = [] {

@@ -18,6 +18,7 @@
 #include "model/common/invariant.h"
 #include "model/timing/gpu_timing_model.h"
 #include "sim/runtime/trace_budget.h"
+#include "sim/runtime/trace_translation.h"
 #include "tests/timing/replay_differential.h"
 #include "tests/timing/timing_fixtures.h"
 
@@ -404,6 +405,50 @@ TEST(StreamedReplayTest, PackedMainLoopsGiveTheSameResultsAsTheWholeTrace) {
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     expect_streamed_same_as_whole(testing::looped_launch(seed, 12), seed);
   }
+}
+
+// Threadgroups put as translations of threadgroup 0 (the replay reads its base's trace in
+// place, each access moved by its buffer's shift) replay as the traces the engine's
+// translation builds: the looped launches' threadgroup 0 moved by pseudo-random shifts, some
+// wrapping around 2^32.
+TEST(StreamedReplayTest, TranslatedThreadgroupsReplayAsTheirTranslatedTraces) {
+  int replayed = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const sim::LaunchTrace looped = testing::looped_launch(seed, 2);
+    std::vector<sim::SimdgroupTrace> base;
+    for (const sim::SimdgroupTrace& sg : looped.simdgroups) {
+      if (sg.threadgroup[0] == 0) base.push_back(sg);
+    }
+    const std::uint32_t groups = 2 + static_cast<std::uint32_t>(seed % 7);
+    testing::Random random(seed);
+    std::vector<sim::BufferShifts> shifts(groups);
+    sim::LaunchTrace whole = testing::launch_of(groups, looped.threads_per_threadgroup[0]);
+    for (std::uint32_t tg = 0; tg < groups; ++tg) {
+      for (std::uint16_t buffer = 0; buffer < 8; ++buffer) {
+        const std::uint32_t shift = tg == 0 ? 0 : random.below(1u << 20) * 4 + (tg << 30);
+        ASSERT_TRUE(shifts[tg].set(buffer, shift));
+      }
+      for (sim::SimdgroupTrace& sg : sim::translate_traces(base, shifts[tg], {tg, 0, 0})) {
+        whole.simdgroups.push_back(std::move(sg));
+      }
+    }
+    const model::DeviceSpec device = testing::test_device();
+    const int resident = 1 + static_cast<int>(seed % 3);
+    const TimingResult expected = GpuTimingModel(device).run(testing::input_of(whole, resident));
+    TraceStream stream(groups);
+    stream.begin_launch(header_of(whole));
+    stream.put(0, base);
+    bool packs = true;
+    for (std::uint32_t tg = 1; tg < groups && packs; ++tg) {
+      packs = stream.put_translated(tg, base, shifts[tg].entries(), {tg, 0, 0});
+    }
+    if (!packs) continue;  // the engine would put the translated traces themselves
+    const TimingResult streamed = GpuTimingModel(device).run(
+        LaunchInput{.stream = &stream, .resident_threadgroups_per_core = resident});
+    ASSERT_EQ(streamed, expected) << "seed " << seed;
+    ++replayed;
+  }
+  EXPECT_GT(replayed, 20);
 }
 
 TEST(StreamedReplayTest, AStreamedLaunchAfterAWholeOneSeesTheWarmDevice) {
