@@ -254,11 +254,9 @@ void LaunchReplay::bind_streamed(int core, int slot, std::uint32_t index) {
 
 const sim::SimdgroupTrace& LaunchReplay::unpacked_base(
     const std::shared_ptr<const PackedTrace>& packed) {
-  auto [it, inserted] = unpacked_bases_.try_emplace(packed.get());
-  if (inserted) {
-    it->second = {packed, std::make_unique<const sim::SimdgroupTrace>(unpack_trace(*packed))};
-  }
-  return *it->second.second;
+  auto [it, inserted] = unpacked_bases_.try_emplace(packed);
+  if (inserted) it->second = unpack_trace(*packed);
+  return it->second;
 }
 
 Cycles* LaunchReplay::ring_for(int core, int local, std::size_t reach, std::uint32_t& mask) {

@@ -22,7 +22,6 @@
 #include <queue>
 #include <span>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "model/device/device_spec.h"
@@ -498,10 +497,8 @@ class LaunchReplay {
   std::vector<std::vector<Cycles>> held_done_;
   std::vector<PackedTraceReader> readers_;  // per simdgroup slot, for packed traces
   // A translated threadgroup's base traces, unpacked once and read in place by every
-  // threadgroup translated from them (by packed trace; the entry keeps it alive).
-  std::unordered_map<const PackedTrace*, std::pair<std::shared_ptr<const PackedTrace>,
-                                                   std::unique_ptr<const sim::SimdgroupTrace>>>
-      unpacked_bases_;
+  // threadgroup translated from them (the map's nodes do not move).
+  std::unordered_map<std::shared_ptr<const PackedTrace>, sim::SimdgroupTrace> unpacked_bases_;
   std::vector<std::vector<Cycles>> slot_rings_;  // per simdgroup slot: its ring (ring_for)
   std::vector<TraceBinding> binding_;  // per simdgroup of the threadgroup being dispatched
   std::vector<SimdgroupSlot> sgs_;
