@@ -48,7 +48,6 @@ class Packer {
   [[nodiscard]] bool in_op_order() {
     cursor_.resize(sg_.ops.size());
     std::uint32_t cursor = 0;
-    stride_.assign(sg_.accesses.size(), false);
     for (std::size_t i = 0; i < sg_.ops.size(); ++i) {
       const sim::TraceOp& op = sg_.ops[i];
       cursor_[i] = cursor;
@@ -56,9 +55,6 @@ class Packer {
       if (op.first_access != cursor) return false;
       cursor += stored(op);
       if (cursor > sg_.accesses.size()) return false;
-      if (sim::is_affine_run(sg_.accesses.data() + op.first_access, op.count)) {
-        stride_[op.first_access + 1] = true;
-      }
     }
     return cursor == sg_.accesses.size();
   }
@@ -162,13 +158,6 @@ class Packer {
     for (std::uint32_t r = 0; r < stored(to); ++r) {
       const std::uint64_t copied = from.first_access + r;
       const sim::MemAccess* earlier = copied >= back ? records + (copied - back) : nullptr;
-      // Offsets moved by an amount per buffer (a translated threadgroup, read with shifts)
-      // move the extrapolation alike only when both records are offsets of one buffer or
-      // both strides.
-      if (earlier != nullptr && (earlier->buffer != records[copied].buffer ||
-                                 stride_[copied - back] != stride_[copied])) {
-        return false;
-      }
       if (!(extrapolated(records[copied], earlier) == records[to.first_access + r])) return false;
     }
     return true;
@@ -207,7 +196,6 @@ class Packer {
 
   const sim::SimdgroupTrace& sg_;
   std::vector<std::uint32_t> cursor_;    // per op: access records stored before it
-  std::vector<bool> stride_;             // per access record: the stride of an affine run
   std::vector<std::uint32_t> head_;      // per hash: the newest op with it
   std::vector<std::uint32_t> previous_;  // per op: the previous op with its hash
 };
@@ -233,9 +221,8 @@ std::optional<PackedTrace> pack_trace(const sim::SimdgroupTrace& sg, std::size_t
 
 // ---- PackedTraceReader --------------------------------------------------------------------
 
-void PackedTraceReader::start(const PackedTrace& trace, std::span<const sim::BufferShift> shifts) {
+void PackedTraceReader::start(const PackedTrace& trace) {
   trace_ = &trace;
-  shifts_.assign(shifts.begin(), shifts.end());
   pos_ = 0;
   run_left_ = 0;
   distance_ = 0;
@@ -335,8 +322,6 @@ void PackedTraceReader::unpack_literal(sim::TraceOp& op) {
     a.bytes = bytes[pos_++];
     a.lane = bytes[pos_++];
     if (r == 0 && sim::is_affine_run(&a, op.count)) records = 2;
-    const bool stride = r == 1 && records == 2;
-    if (!shifts_.empty() && !stride) a.offset += sim::shift_of(shifts_, a.buffer);
     buffer_.push_back(a);
   }
   op.first_access = static_cast<std::uint32_t>(at - base_);
@@ -372,14 +357,13 @@ void PackedTraceReader::unpack_copy(sim::TraceOp& op) {
   first_of_[end_ & mask_] = at;
 }
 
-sim::SimdgroupTrace unpack_trace(const PackedTrace& packed,
-                                 std::span<const sim::BufferShift> shifts) {
+sim::SimdgroupTrace unpack_trace(const PackedTrace& packed) {
   sim::SimdgroupTrace out;
   out.threadgroup = packed.threadgroup;
   out.simdgroup = packed.simdgroup;
   out.ops.reserve(packed.op_count);
   PackedTraceReader reader;
-  reader.start(packed, shifts);
+  reader.start(packed);
   for (std::uint32_t pc = 0; pc < packed.op_count; ++pc) {
     if (pc + 2 > reader.end()) reader.fill(pc);
     sim::TraceOp op = reader.ops()[pc & reader.mask()];

@@ -13,10 +13,6 @@
 //   kMaxPackedReach and whose ops store their accesses one after another in op order, as the
 //   engine's traces do; it returns nothing for any other trace, which the caller keeps as it is.
 // - unpack_trace(pack_trace(t)) == t, field for field.
-// - Reading pack_trace(t) with buffer shifts gives t with the offset of each access record but
-//   the strides of affine runs moved by its buffer's shift (modulo 2^32): the traces of a
-//   threadgroup translated from t's (sim::ThreadgroupTraceSink::put_translated), without
-//   packing them again.
 // - A PackedTraceReader gives the ops in order; an op's first_access is where the reader holds
 //   its accesses, not the trace's index (see fill()).
 #pragma once
@@ -25,7 +21,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <vector>
 
 #include "sim/runtime/trace.h"
@@ -56,9 +51,8 @@ class PackedTraceReader {
   // Ops unpacked ahead of the one fill() is called for.
   static constexpr std::uint32_t kAhead = 64;
 
-  // Starts reading `trace`, which must outlive the reading, at op 0 (nothing unpacked yet),
-  // with each buffer's offsets moved by its shift in `shifts` (none: as packed).
-  void start(const PackedTrace& trace, std::span<const sim::BufferShift> shifts = {});
+  // Starts reading `trace`, which must outlive the reading, at op 0 (nothing unpacked yet).
+  void start(const PackedTrace& trace);
 
   // Unpacks ops up to pc + kAhead (at most the trace's end). Afterwards op i is ops()[i &
   // mask()] for every i in [pc - reach + 1, end()) with i >= 0, and an op i >= pc with
@@ -78,7 +72,6 @@ class PackedTraceReader {
   std::uint64_t read_varint();
 
   const PackedTrace* trace_ = nullptr;
-  std::vector<sim::BufferShift> shifts_;
   std::size_t pos_ = 0;         // next byte of trace_->bytes
   std::uint32_t run_left_ = 0;  // ops left in the current run
   std::uint32_t distance_ = 0;  // of the current run; 0: a literal run
@@ -90,9 +83,7 @@ class PackedTraceReader {
   std::uint64_t base_ = 0;
 };
 
-// The whole trace back, read through a PackedTraceReader as a replay reads it (with `shifts`;
-// the threadgroup stays the packed trace's).
-sim::SimdgroupTrace unpack_trace(const PackedTrace& packed,
-                                 std::span<const sim::BufferShift> shifts = {});
+// The whole trace back, read through a PackedTraceReader as a replay reads it.
+sim::SimdgroupTrace unpack_trace(const PackedTrace& packed);
 
 }  // namespace marlin::timing

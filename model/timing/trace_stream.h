@@ -45,11 +45,12 @@ class TraceStreamAborted : public std::runtime_error {
 };
 
 // One simdgroup's trace as a stream holds it: packed when pack_trace() takes it, else as the
-// engine made it. A translated threadgroup's traces share its base's packed traces and are
-// read with their shifts (packed_trace.h).
+// engine made it. A translated threadgroup's traces share its base's packed traces and its
+// buffers' shifts: the replay unpacks the base once and reads it in place, moving each access
+// by its buffer's shift (launch_replay.h, SimdgroupSlot::shifts).
 struct StreamedTrace {
   std::shared_ptr<const PackedTrace> packed;
-  std::vector<sim::BufferShift> shifts;  // to read `packed` with
+  std::vector<sim::BufferShift> shifts;  // to read the unpacked `packed` with
   bool shared = false;                   // `packed` is a base's, taken into account there
   std::array<std::uint32_t, 3> packed_threadgroup{};  // the threadgroup it is, when packed
   sim::SimdgroupTrace plain;                          // empty when packed
@@ -57,7 +58,7 @@ struct StreamedTrace {
   // Packs `sg` when it passes check_simdgroup_trace() and pack_trace() takes it (`sg` is then
   // left as it was); takes `sg` as it is otherwise.
   static StreamedTrace of(sim::SimdgroupTrace& sg);
-  // The trace of threadgroup `position` read from the base's packed trace `base` with `shifts`.
+  // The trace of threadgroup `position`: the base's packed trace `base` with `shifts`.
   static StreamedTrace translated(std::shared_ptr<const PackedTrace> base,
                                   std::span<const sim::BufferShift> shifts,
                                   std::array<std::uint32_t, 3> position);
