@@ -19,6 +19,13 @@ namespace {
 
 using testing::random_launch;
 
+// The test device with 2, 3 or 4 cores, by seed.
+model::DeviceSpec device_of_seed(std::uint64_t seed) {
+  model::DeviceSpec device = testing::test_device();
+  device.gpu.cores = 2 + static_cast<int>(seed % 3);
+  return device;
+}
+
 // Seeds 1-60: up to 10 threadgroups, 1-3 resident per core (mostly one wave: the whole launch
 // runs in parallel windows). Seeds 61-200: up to 24, 1-4 resident (several waves: the tail
 // does). On 2, 3 or 4 cores; every other seed with the ports modelled.
@@ -29,8 +36,7 @@ TEST(ParallelReplay, SameResultsAsSerial) {
     const sim::LaunchTrace launch = random_launch(seed, dense ? 24 : 10);
     const int resident = 1 + static_cast<int>(seed % (dense ? 4 : 3));
     const LaunchInput input = testing::input_of(launch, resident);
-    model::DeviceSpec device = testing::test_device();
-    device.gpu.cores = 2 + static_cast<int>(seed % 3);
+    model::DeviceSpec device = device_of_seed(seed);
     if (seed % 4 == 1) device.memory.l1_bytes_per_cycle = 64;
     if (seed % 4 == 3) device.memory.l2_bytes_per_cycle = 96;
     TimingOptions serial{.issue_policy = seed % 2 == 0 ? IssuePolicy::kOldestFirst
@@ -61,8 +67,7 @@ TEST(ParallelReplay, WaitsForItsGateAndKeepsTheSerialResults) {
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
     const sim::LaunchTrace launch = testing::looped_launch(seed, 12);
     const LaunchInput input = testing::input_of(launch, 1 + static_cast<int>(seed % 3));
-    model::DeviceSpec device = testing::test_device();
-    device.gpu.cores = 2 + static_cast<int>(seed % 3);
+    const model::DeviceSpec device = device_of_seed(seed);
     const TimingResult serial = GpuTimingModel(device).run(input);
     std::atomic<bool> gate{false};
     TimingOptions gated;
@@ -95,8 +100,7 @@ TEST(ParallelReplay, CountsTheThreadgroupsItEnds) {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const sim::LaunchTrace launch = testing::looped_launch(seed, 12);
     const LaunchInput input = testing::input_of(launch, 1 + static_cast<int>(seed % 3));
-    model::DeviceSpec device = testing::test_device();
-    device.gpu.cores = 2 + static_cast<int>(seed % 3);
+    const model::DeviceSpec device = device_of_seed(seed);
     const TimingResult plain = GpuTimingModel(device).run(input);
     for (const int threads : {1, 2}) {
       std::atomic<std::uint64_t> ended{0};
