@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <functional>
 #include <future>
+#include <random>
 
 #include "model/common/input_error.h"
 
@@ -31,13 +32,6 @@ std::string seed_message(std::uint64_t seed) {
          std::to_string(seed) + ")";
 }
 
-double RandomInputs::canonical() {
-  // One 64-bit draw scaled by 2^-64 (exact), held below 1: what std::generate_canonical<double,
-  // 53> computes from this engine, without its per-call long-double logarithms.
-  const double u = static_cast<double>(engine_()) * 0x1p-64;
-  return u < 1.0 ? u : std::nextafter(1.0, 0.0);
-}
-
 double RandomInputs::uniform(double lo, double hi) { return canonical() * (hi - lo) + lo; }
 
 std::vector<Half> RandomInputs::uniform_half(std::int64_t count, double lo, double hi) {
@@ -56,18 +50,16 @@ void RandomInputs::draw_polar_pairs(PolarPairs& pairs, std::int64_t n) {
   pairs.x.resize(static_cast<std::size_t>(n));
   pairs.y.resize(static_cast<std::size_t>(n));
   pairs.r2.resize(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < pairs.x.size(); ++i) {
-    double x = 0.0;
-    double y = 0.0;
-    double r2 = 0.0;
-    do {
-      x = 2.0 * canonical() - 1.0;
-      y = 2.0 * canonical() - 1.0;
-      r2 = x * x + y * y;
-    } while (r2 > 1.0 || r2 == 0.0);
+  // Every candidate is stored at i, which moves on only when it is accepted: a rejection (a
+  // fifth of the candidates, at random) costs no mispredicted branch.
+  for (std::size_t i = 0; i < pairs.x.size();) {
+    const double x = 2.0 * canonical() - 1.0;
+    const double y = 2.0 * canonical() - 1.0;
+    const double r2 = x * x + y * y;
     pairs.x[i] = x;
     pairs.y[i] = y;
     pairs.r2[i] = r2;
+    i += static_cast<std::size_t>(r2 <= 1.0 && r2 != 0.0);
   }
 }
 

@@ -9,13 +9,14 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
-#include <random>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "kernels/host/fp16.h"
+#include "kernels/host/mersenne_twister_64.h"
 
 namespace marlin::kernels {
 
@@ -56,13 +57,23 @@ class RandomInputs {
   };
   // The next n accepted pairs of the engine's sequence, into `pairs`.
   void draw_polar_pairs(PolarPairs& pairs, std::int64_t n);
-  // Uniform in [0, 1) from one draw of the engine.
-  double canonical();
+  // Uniform in [0, 1) from one draw of the engine: the draw scaled by 2^-64 (exact), held below
+  // 1, what std::generate_canonical<double, 53> computes from this engine without its per-call
+  // long-double logarithms. The draw converts to double as static_cast<double> rounds it,
+  // without the branch on its sign bit that conversion takes: both halves convert exactly and
+  // their sum rounds once. Inline: the normal draws' loop calls it for every candidate.
+  double canonical() {
+    const std::uint64_t bits = engine_();
+    const double u = (static_cast<double>(static_cast<std::uint32_t>(bits >> 32)) * 0x1p32 +
+                      static_cast<double>(static_cast<std::uint32_t>(bits))) *
+                     0x1p-64;
+    return u < 1.0 ? u : std::nextafter(1.0, 0.0);
+  }
   // Uniform in [lo, hi), as std::uniform_real_distribution<double> computes it.
   double uniform(double lo, double hi);
 
   std::uint64_t seed_;
-  std::mt19937_64 engine_;
+  MersenneTwister64 engine_;  // std::mt19937_64's sequence
   // normal_float()'s two blocks of pairs, kept from call to call so that a draw made in many
   // calls does not allocate and fault in their memory each time.
   std::array<PolarPairs, 2> polar_blocks_;
