@@ -90,6 +90,7 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
   live_by_age_.assign(scheds_.size() * static_cast<std::size_t>(live_capacity_), -1);
   live_count_.assign(scheds_.size(), 0);
   tgm_candidates_.assign(scheds_.size(), 0);
+  held_at_barrier_.assign(scheds_.size(), 0);
   free_slots_.assign(static_cast<std::size_t>(cores_), resident_);
   resident_sgs_.assign(static_cast<std::size_t>(cores_), 0);
   tgm_free_.assign(static_cast<std::size_t>(cores_), Cycles(0));

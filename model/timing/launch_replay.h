@@ -394,6 +394,11 @@ class LaunchReplay {
   int& tgm_candidates_of(int core, int local) {
     return tgm_candidates_[static_cast<std::size_t>(core * schedulers_ + local % schedulers_)];
   }
+  // Each scheduler also counts its simdgroups held at a threadgroup barrier (all live: one
+  // cannot finish while held), where arrive_at_barrier() and check_release() set `blocked`.
+  int& held_at_barrier_of(int core, int local) {
+    return held_at_barrier_[static_cast<std::size_t>(core * schedulers_ + local % schedulers_)];
+  }
   // Simdgroup slots of a core that scheduler k serves.
   [[nodiscard]] int slots_of_scheduler(int k) const {
     return (slots_per_core_ - k + schedulers_ - 1) / schedulers_;
@@ -507,14 +512,15 @@ class LaunchReplay {
   int live_capacity_ = 0;         // simdgroup slots per scheduler
   std::vector<int> live_by_age_;  // per scheduler: live_capacity_ entries, see live_by_age()
   // Per core and per scheduler state sits on cache lines of its own (padded_array.h).
-  PaddedArray<int> live_count_;      // per scheduler
-  PaddedArray<int> tgm_candidates_;  // per scheduler: simdgroups for which tgm_candidate()
-  PaddedArray<int> free_slots_;      // per core
-  PaddedArray<int> resident_sgs_;    // per core
-  PaddedArray<Cycles> tgm_free_;     // per core: threadgroup-memory pipe free from
-  PaddedArray<int> tgm_next_;        // per core: scheduler first in line for the pipe (round robin)
-  PaddedArray<int> tgm_grant_;       // per core: scheduler granted the pipe in the current cycle
-  PaddedArray<Cycles> core_wake_;    // per core: earliest wake of its schedulers
+  PaddedArray<int> live_count_;       // per scheduler
+  PaddedArray<int> tgm_candidates_;   // per scheduler: simdgroups for which tgm_candidate()
+  PaddedArray<int> held_at_barrier_;  // per scheduler: see held_at_barrier_of()
+  PaddedArray<int> free_slots_;       // per core
+  PaddedArray<int> resident_sgs_;     // per core
+  PaddedArray<Cycles> tgm_free_;      // per core: threadgroup-memory pipe free from
+  PaddedArray<int> tgm_next_;      // per core: scheduler first in line for the pipe (round robin)
+  PaddedArray<int> tgm_grant_;     // per core: scheduler granted the pipe in the current cycle
+  PaddedArray<Cycles> core_wake_;  // per core: earliest wake of its schedulers
 };
 
 }  // namespace marlin::timing

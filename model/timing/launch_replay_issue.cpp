@@ -348,6 +348,7 @@ void LaunchReplay::arrive_at_barrier(int core, int local, Cycles t) {
   SimdgroupSlot& g = sg(core, local);
   const bool was_candidate = tgm_candidate(g);
   g.blocked = true;
+  ++held_at_barrier_of(core, local);
   recount_tgm(core, local, was_candidate);
   g.barrier_issue = t;
   CoreCounters& counters = *part(core).counters;
@@ -373,6 +374,7 @@ void LaunchReplay::check_release(int core, int slot) {
     if (!g.live || !g.blocked) continue;
     const bool was_candidate = tgm_candidate(g);
     g.blocked = false;
+    --held_at_barrier_of(core, local);
     recount_tgm(core, local, was_candidate);
     g.done[g.pc & g.done_mask] = release;
     note_done(core, local, release, StallClass::kBarrierWait, -1);

@@ -41,6 +41,10 @@ LaunchReplay::AheadBounds LaunchReplay::ahead_bounds(int core, int k, Cycles t) 
     if (first_op_threadgroup_memory_) return {t, t};
     b.gap = t;
   }
+  // Only simdgroups held at a barrier and threadgroup-memory ops bound it: without either,
+  // nothing to scan.
+  const auto at = static_cast<std::size_t>(core * schedulers_ + k);
+  if (held_at_barrier_[at] == 0 && tgm_candidates_[at] == 0) return b;
   const Cycles barrier(device_.threadgroup_memory.threadgroup_barrier_cycles);
   const Scheduler& s = scheduler(core, k);
   for (const int local : live_by_age(core, k)) {
