@@ -271,6 +271,8 @@ Cycles* LaunchReplay::ring_for(int core, int local, std::size_t reach, std::uint
 LaunchResult LaunchReplay::run() {
   Cycles t = exec_begin_;
   ProgressWatchdog watchdog;
+  // Slots free up only as threadgroups end: the dispatcher runs at the start and after ends.
+  dispatch(t);
   for (;;) {
     if (parallel_ready()) {
       run_parallel(t);
@@ -278,8 +280,10 @@ LaunchResult LaunchReplay::run() {
     }
     Partition& all = parts_.front();
     watchdog.step(progress(), t);
-    if (!all.ends.empty() && all.ends.top().at <= t) end_threadgroups(all, t);
-    dispatch(t);
+    if (!all.ends.empty() && all.ends.top().at <= t) {
+      end_threadgroups(all, t);
+      dispatch(t);
+    }
     if (!all.ends.empty() && all.ends.top().at <= t) continue;  // threadgroups with no work
     const Cycles next = step_cores(all, t);
     if (next == kNever) break;
