@@ -358,6 +358,12 @@ class LaunchReplay {
     return device_.costs->traits(op).pipe;
   }
   void prepare_next(int core, int local, Cycles order_ready);
+  // The bodies of complete_op() and prepare_next(), inlined into issue() (only
+  // launch_replay_issue.cpp calls them): the other callers go through the out-of-line ones.
+  [[gnu::always_inline]] void complete_op_inline(int core, int local, Cycles done,
+                                                 StallClass wait_class, std::int32_t pending,
+                                                 Cycles t, Cycles order_ready);
+  [[gnu::always_inline]] void prepare_next_inline(int core, int local, Cycles order_ready);
   // Unpacks the packed trace of `g` from its pc on (PackedTraceReader::fill). Out of line:
   // it runs once per PackedTraceReader::kAhead ops, and prepare_next() stays small.
   [[gnu::noinline]] static void unpack_more(SimdgroupSlot& g);

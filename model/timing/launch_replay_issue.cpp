@@ -232,18 +232,24 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
     done = p.window_end;
     ++g.pending_ops;
   }
-  complete_op(core, local, done, device_.costs->traits(op).wait_class, pending, t, order_ready);
+  complete_op_inline(core, local, done, device_.costs->traits(op).wait_class, pending, t,
+                     order_ready);
 }
 
 void LaunchReplay::complete_op(int core, int local, Cycles done, StallClass wait_class,
                                std::int32_t pending, Cycles t, Cycles order_ready) {
+  complete_op_inline(core, local, done, wait_class, pending, t, order_ready);
+}
+
+void LaunchReplay::complete_op_inline(int core, int local, Cycles done, StallClass wait_class,
+                                      std::int32_t pending, Cycles t, Cycles order_ready) {
   SimdgroupSlot& g = sg(core, local);
   g.done[g.pc & g.done_mask] = done;
   note_done(core, local, done, wait_class, pending);
   ++g.pc;
   g.run_left = 0;
   g.wait_from = t + Cycles(1);
-  prepare_next(core, local, order_ready);
+  prepare_next_inline(core, local, order_ready);
 }
 
 void LaunchReplay::defer_done(int core, int local, Cycles done, StallClass wait_class,
@@ -253,6 +259,10 @@ void LaunchReplay::defer_done(int core, int local, Cycles done, StallClass wait_
 }
 
 void LaunchReplay::prepare_next(int core, int local, Cycles order_ready) {
+  prepare_next_inline(core, local, order_ready);
+}
+
+void LaunchReplay::prepare_next_inline(int core, int local, Cycles order_ready) {
   SimdgroupSlot& g = sg(core, local);
   if (g.pc >= g.op_count) {
     if (g.pending_ops == 0) {
