@@ -297,6 +297,7 @@ LaunchResult LaunchReplay::run() {
                "every threadgroup ran to its end");
   MARLIN_CHECK(tgm_candidates_.all_equal(0),
                "no finished simdgroup waits for the threadgroup-memory grant");
+  MARLIN_CHECK(held_at_barrier_.all_equal(0), "no finished simdgroup is held at a barrier");
 
   // Close the launch: overhead is idle for every slot, empty slots after the last
   // dispatch are the tail.
