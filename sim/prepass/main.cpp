@@ -1,4 +1,4 @@
-// marlin-msl-prepass <input.metal> -o <output.cpp> [--depfile <file.d>]
+// marlin-msl-prepass <input.metal> -o <output.cpp> [--depfile <file.d>] [--batch]
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -9,12 +9,15 @@ int main(int argc, char** argv) {
   std::string input;
   std::string output;
   std::string depfile;
+  marlin::prepass::TranslateOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "-o" && i + 1 < argc) {
       output = argv[++i];
     } else if (arg == "--depfile" && i + 1 < argc) {
       depfile = argv[++i];
+    } else if (arg == "--batch") {
+      options.batch = true;
     } else if (input.empty() && !arg.empty() && arg[0] != '-') {
       input = arg;
     } else {
@@ -23,11 +26,12 @@ int main(int argc, char** argv) {
     }
   }
   if (input.empty() || output.empty()) {
-    std::cerr << "usage: marlin-msl-prepass <input.metal> -o <output.cpp> [--depfile <file>]\n";
+    std::cerr
+        << "usage: marlin-msl-prepass <input.metal> -o <output.cpp> [--depfile <file>] [--batch]\n";
     return 2;
   }
   try {
-    const marlin::prepass::Translation t = marlin::prepass::translate_file(input);
+    const marlin::prepass::Translation t = marlin::prepass::translate_file(input, options);
     std::ofstream out(output);
     out << t.cpp;
     if (!out) {

@@ -94,8 +94,11 @@ const std::map<std::string, std::string>& builtin_names();
 
 class Translator {
  public:
-  Translator(Source src, std::string main_file)
-      : src_(std::move(src)), main_file_(std::move(main_file)), toks_(tokenize(src_.text)) {}
+  Translator(Source src, std::string main_file, TranslateOptions options)
+      : src_(std::move(src)),
+        main_file_(std::move(main_file)),
+        toks_(tokenize(src_.text)),
+        batch_(options.batch) {}
 
   std::string run();
 
@@ -139,11 +142,13 @@ class Translator {
   }
 
   void rewrite_scalar_types();
+  void rewrite_template_type_parameters(const std::vector<char>& code);
+  void spell_batch_namespace();
   std::vector<char> function_code_mask() const;
   bool opens_function_body(std::size_t brace) const;
   bool is_parameter_list(std::size_t paren) const;
   bool keeps_builtin_scalar(std::size_t i) const;
-  void rewrite_literals_and_spaces();
+  void rewrite_literals_and_spaces(const std::vector<char>& code);
   void rewrite_unrolled_loops();
   void mark_unrolled_index(std::size_t for_token);
   std::size_t top_level_semicolon(std::size_t begin, std::size_t end) const;
@@ -160,6 +165,7 @@ class Translator {
   Source src_;
   std::string main_file_;
   std::vector<Token> toks_;
+  bool batch_ = false;  // TranslateOptions::batch
   bool synchronizes_ = false;
 };
 
@@ -208,6 +214,21 @@ const std::map<std::string, std::string>& counted_scalar_names() {
       {"long", "::metal::counted_long"},   {"ulong", "::metal::counted_ulong"},
       {"float", "::metal::counted_float"}, {"half", "::metal::counted_half"},
   };
+  return names;
+}
+
+// The vector type names the batched build also declares batched in function code.
+const std::map<std::string, std::string>& counted_vector_names() {
+  static const std::map<std::string, std::string> names = [] {
+    std::map<std::string, std::string> n;
+    for (const char* e : {"bool", "char", "uchar", "short", "ushort", "int", "uint", "long",
+                          "ulong", "half", "float"}) {
+      for (const char* width : {"2", "3", "4"}) {
+        n[std::string(e) + width] = std::string("::metal::counted_") + e + width;
+      }
+    }
+    return n;
+  }();
   return names;
 }
 
@@ -314,9 +335,73 @@ void Translator::rewrite_scalar_types() {
   const std::vector<char> code = function_code_mask();
   for (std::size_t i = 0; i < toks_.size(); ++i) {
     if (code[i] == 0 || !ident(i)) continue;
-    const auto it = counted_scalar_names().find(toks_[i].text);
-    if (it == counted_scalar_names().end() || keeps_builtin_scalar(i)) continue;
+    auto it = counted_scalar_names().find(toks_[i].text);
+    if (it == counted_scalar_names().end() && batch_) {
+      it = counted_vector_names().find(toks_[i].text);
+      if (it == counted_vector_names().end()) continue;
+    } else if (it == counted_scalar_names().end()) {
+      continue;
+    }
+    if (keeps_builtin_scalar(i)) continue;
     toks_[i].text = it->second;
+  }
+  if (batch_) rewrite_template_type_parameters(code);
+}
+
+// The batched build: in function code, a template type parameter (`template <class OUT>`)
+// stands for a scalar type where it names a value's type (`OUT(x)`, `OUT v`), so it is
+// spelled metal::batched_t<OUT> there, under the scalar names' rule; within the declaration
+// the template header introduces only.
+void Translator::rewrite_template_type_parameters(const std::vector<char>& code) {
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    if (!is(i, "template") || !is(next(i), "<")) continue;
+    const std::size_t open = next(i);
+    const std::size_t close = match(open);
+    std::set<std::string> names;
+    for (std::size_t k = next(open); k < close; k = next(k)) {
+      if ((is(k, "typename") || is(k, "class")) && ident(next(k)) &&
+          (is(next(next(k)), ",") || is(next(next(k)), ">") || is(next(next(k)), "="))) {
+        names.insert(toks_[next(k)].text);
+      }
+    }
+    if (names.empty()) continue;
+    // The declaration: up to its body's '}' or its ';'.
+    std::size_t end = next(close);
+    int depth = 0;
+    for (; end < toks_.size(); end = next(end)) {
+      if (is(end, "(") || is(end, "[")) ++depth;
+      if (is(end, ")") || is(end, "]")) --depth;
+      if (depth == 0 && is(end, "{")) {
+        end = match(end);
+        break;
+      }
+      if (depth == 0 && is(end, ";")) break;
+    }
+    for (std::size_t k = next(close); k < end && k < toks_.size(); k = next(k)) {
+      if (code[k] == 0 || !ident(k) || names.count(toks_[k].text) == 0) continue;
+      if (keeps_builtin_scalar(k)) continue;
+      toks_[k].text = "::metal::batched_t<" + toks_[k].text + ">";
+    }
+  }
+}
+
+// The batched build names the batched shim: every `metal` the kernel or the pre-pass wrote.
+void Translator::spell_batch_namespace() {
+  static const std::string kPlain = "::metal::";
+  static const std::string kBatch = "::metal_batch::";
+  for (Token& t : toks_) {
+    if (t.kind == TokenKind::kComment || t.kind == TokenKind::kDirective ||
+        t.kind == TokenKind::kString) {
+      continue;
+    }
+    if (t.kind == TokenKind::kIdentifier && t.text == "metal") {
+      t.text = "metal_batch";
+      continue;
+    }
+    for (std::size_t at = t.text.find(kPlain); at != std::string::npos;
+         at = t.text.find(kPlain, at + kBatch.size())) {
+      t.text.replace(at, kPlain.size(), kBatch);
+    }
   }
 }
 
@@ -485,7 +570,7 @@ bool Translator::assigns(const std::string& var, std::size_t begin, std::size_t 
   return false;
 }
 
-void Translator::rewrite_literals_and_spaces() {
+void Translator::rewrite_literals_and_spaces(const std::vector<char>& code) {
   for (std::size_t i = 0; i < toks_.size(); ++i) {
     Token& t = toks_[i];
     if (t.kind == TokenKind::kNumber) {
@@ -496,6 +581,9 @@ void Translator::rewrite_literals_and_spaces() {
         std::string num = t.text.substr(0, t.text.size() - 1);
         const bool floating = num.find_first_of(".eE") != std::string::npos;
         t.text = "::metal::half::round(" + num + (floating ? "f" : "") + ")";
+        // Batched in the batched build's function code, so that `c ? p[i] : 0.0h` has one
+        // type there too.
+        if (batch_ && code[i] != 0) t.text = "::metal::counted_half(" + t.text + ")";
       }
       continue;
     }
@@ -659,15 +747,14 @@ std::string Translator::entry_code(const std::string& host, const std::string& n
     if (!args.empty()) {
       args += ", ";
     }
+    const std::string bind = batch_ ? "::marlin::sim::bind_batch_" : "::marlin::sim::bind_";
     if (attrs.count("buffer") != 0) {
       const std::string index = trim(attrs["buffer"]);
-      args += "::marlin::sim::bind_buffer<" + type + ">(marlin_ctx, " + index + ", " +
-              c_string(pn) + ")";
+      args += bind + "buffer<" + type + ">(marlin_ctx, " + index + ", " + c_string(pn) + ")";
       params += "{::marlin::sim::ParamKind::kBuffer, " + index + ", " + c_string(pn) + "}, ";
     } else if (attrs.count("threadgroup") != 0) {
       const std::string index = trim(attrs["threadgroup"]);
-      args += "::marlin::sim::bind_threadgroup<" + type + ">(marlin_ctx, " + index + ", " +
-              c_string(pn) + ")";
+      args += bind + "threadgroup<" + type + ">(marlin_ctx, " + index + ", " + c_string(pn) + ")";
       params += "{::marlin::sim::ParamKind::kThreadgroup, " + index + ", " + c_string(pn) + "}, ";
     } else {
       std::string builtin;
@@ -677,14 +764,20 @@ std::string Translator::entry_code(const std::string& host, const std::string& n
       if (builtin.empty()) {
         fail(begin, "unsupported kernel parameter attribute on '" + pn + "'");
       }
-      args += "::marlin::sim::bind_builtin<" + type +
-              ">(marlin_ctx, ::marlin::sim::Builtin::" + builtin + ")";
+      args += bind + "builtin<" + type + ">(marlin_ctx, ::marlin::sim::Builtin::" + builtin + ")";
       params += "{::marlin::sim::ParamKind::kBuiltin, 0, " + c_string(pn) + "}, ";
     }
     begin = end < rparen ? next(end) : rparen;
   }
   const std::string id = identifier_of(host);
   std::string code;
+  if (batch_) {
+    code += " void marlin_batch_entry_" + id + "(::marlin::sim::BatchBindContext& marlin_ctx) { " +
+            name + targs + "(" + args + "); }";
+    code += " const ::marlin::sim::BatchKernelRegistrar marlin_batch_registrar_" + id + "{" +
+            c_string(host) + ", &marlin_batch_entry_" + id + "};";
+    return code;
+  }
   code += " void marlin_entry_" + id + "(::marlin::sim::BindContext& marlin_ctx) { " + name +
           targs + "(" + args + "); }";
   code += " const ::marlin::sim::KernelRegistrar marlin_registrar_" + id +
@@ -824,8 +917,9 @@ void Translator::translate_kernel(std::size_t kt) {
 }
 
 std::string Translator::run() {
+  const std::vector<char> code = function_code_mask();
   rewrite_scalar_types();
-  rewrite_literals_and_spaces();
+  rewrite_literals_and_spaces(code);
   rewrite_unrolled_loops();
   scan_kernels();
   for (std::size_t i = 0; i < toks_.size(); ++i) {
@@ -833,10 +927,18 @@ std::string Translator::run() {
       fail(i, "threadgroup variables must be declared at kernel scope");
     }
   }
+  if (batch_) spell_batch_namespace();
   std::string out;
-  out += "// Generated by marlin-msl-prepass from " + main_file_ + "; do not edit.\n";
-  out += "#include <metal_stdlib>\n#include <vector>\n";
-  out += "#include \"sim/runtime/binding.h\"\n#include \"sim/runtime/kernel_registry.h\"\n";
+  out += "// Generated by marlin-msl-prepass" + std::string(batch_ ? " --batch" : "") + " from " +
+         main_file_ + "; do not edit.\n";
+  if (batch_) {
+    out += "#include <metal_batch_stdlib>\n#include <vector>\n";
+    out += "#include \"sim/runtime/batch_binding.h\"\n";
+  } else {
+    out += "#include <metal_stdlib>\n#include <vector>\n";
+    out += "#include \"sim/runtime/binding.h\"\n";
+  }
+  out += "#include \"sim/runtime/kernel_registry.h\"\n";
   out += "namespace {\n#line 1 \"" + main_file_ + "\"\n";
   for (const Token& t : toks_) out += t.text;
   out += "\n}  // namespace\n";
@@ -845,14 +947,14 @@ std::string Translator::run() {
 
 }  // namespace
 
-Translation translate_file(const std::string& path) {
+Translation translate_file(const std::string& path, TranslateOptions options) {
   Source src;
   std::set<std::string> once;
   const fs::path p = fs::weakly_canonical(fs::path(path));
   inline_file(p, src, once, 0);
   Translation t;
   t.dependencies = src.files;
-  Translator translator(std::move(src), p.string());
+  Translator translator(std::move(src), p.string(), options);
   t.cpp = translator.run();
   return t;
 }

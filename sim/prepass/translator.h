@@ -33,7 +33,16 @@ struct Translation {
   std::vector<std::string> dependencies;  // the .metal file and every inlined include
 };
 
+// The batched build (`batch`): the C++ of the kernels' batched entry points, which run a
+// batch of alike threadgroups as one (sim/runtime/batch_lane.h). It is the plain build's
+// translation with `metal` spelled `metal_batch` (the batched shim, <metal_batch_stdlib>), in
+// function code also the vector type names, template type parameters and half literals
+// batched, and batched entry points and registrations instead of the plain ones.
+struct TranslateOptions {
+  bool batch = false;
+};
+
 // Throws TranslateError("<file>:<line>: <what>") on unsupported or malformed input.
-Translation translate_file(const std::string& path);
+Translation translate_file(const std::string& path, TranslateOptions options = {});
 
 }  // namespace marlin::prepass

@@ -65,45 +65,63 @@ P bind_threadgroup(BindContext& c, std::uint32_t index, const char* name) {
   return bind_region<P>((*c.threadgroup_args)[index], name, index);
 }
 
-template <class P>
-P bind_builtin(BindContext& c, Builtin b) {
-  const LaneContext& l = *c.lane;
+// Where a thread sits, for its built-in values.
+struct ThreadPlace {
+  std::array<std::uint32_t, 3> thread_in_threadgroup{};
+  std::array<std::uint32_t, 3> threadgroup_in_grid{};
+  std::array<std::uint32_t, 3> threads_per_threadgroup{};
+  std::array<std::uint32_t, 3> threadgroups_per_grid{};
+  std::uint32_t linear_id = 0;
+  std::uint32_t simdgroup = 0;
+  std::uint32_t lane = 0;
+  std::uint32_t simdgroups_per_threadgroup = 0;
+};
+
+// Built-in `b` of the thread at `p`, as 3D (scalars in x).
+inline std::array<std::uint32_t, 3> builtin_value(Builtin b, const ThreadPlace& p) {
   std::array<std::uint32_t, 3> v{};
   switch (b) {
     case Builtin::kThreadPositionInThreadgroup:
-      v = l.thread_in_threadgroup;
-      break;
+      return p.thread_in_threadgroup;
     case Builtin::kThreadgroupPositionInGrid:
-      v = l.threadgroup_in_grid;
-      break;
+      return p.threadgroup_in_grid;
     case Builtin::kThreadPositionInGrid:
-      v = l.thread_in_grid;
+      for (int i = 0; i < 3; ++i) {
+        v[i] = p.threadgroup_in_grid[i] * p.threads_per_threadgroup[i] + p.thread_in_threadgroup[i];
+      }
       break;
     case Builtin::kThreadsPerThreadgroup:
-      v = l.threads_per_threadgroup;
-      break;
+      return p.threads_per_threadgroup;
     case Builtin::kThreadgroupsPerGrid:
-      v = l.threadgroups_per_grid;
-      break;
+      return p.threadgroups_per_grid;
     case Builtin::kThreadsPerGrid:
-      for (int i = 0; i < 3; ++i) v[i] = l.threadgroups_per_grid[i] * l.threads_per_threadgroup[i];
+      for (int i = 0; i < 3; ++i) v[i] = p.threadgroups_per_grid[i] * p.threads_per_threadgroup[i];
       break;
     case Builtin::kThreadIndexInThreadgroup:
-      v[0] = l.linear_id;
+      v[0] = p.linear_id;
       break;
     case Builtin::kSimdgroupIndexInThreadgroup:
-      v[0] = l.simdgroup;
+      v[0] = p.simdgroup;
       break;
     case Builtin::kThreadIndexInSimdgroup:
-      v[0] = l.lane;
+      v[0] = p.lane;
       break;
     case Builtin::kSimdgroupsPerThreadgroup:
-      v[0] = l.simdgroups_per_threadgroup;
+      v[0] = p.simdgroups_per_threadgroup;
       break;
     case Builtin::kThreadsPerSimdgroup:
       v[0] = kSimdWidth;
       break;
   }
+  return v;
+}
+
+template <class P>
+P bind_builtin(BindContext& c, Builtin b) {
+  const LaneContext& l = *c.lane;
+  const std::array<std::uint32_t, 3> v = builtin_value(
+      b, {l.thread_in_threadgroup, l.threadgroup_in_grid, l.threads_per_threadgroup,
+          l.threadgroups_per_grid, l.linear_id, l.simdgroup, l.lane, l.simdgroups_per_threadgroup});
   using T = std::remove_cvref_t<P>;
   if constexpr (metal::detail::is_vec<T>::value) {
     T r;

@@ -22,6 +22,9 @@ inline constexpr std::uint32_t kSimdWidth = 32;
 // Buffer id used in traces and diagnostics for threadgroup memory.
 inline constexpr std::uint16_t kThreadgroupBufferId = 0xFFFF;
 
+// A lane's simdgroup_matrix slots in use: bit i = slot i.
+using MatrixSlotSet = std::array<std::uint64_t, 4>;
+
 enum class Space : std::uint8_t { kDevice, kConstant, kThreadgroup };
 
 // ALU work by kind, counted from what executes (see docs/trace-format.md).
@@ -121,7 +124,7 @@ struct LaneContext {
   bool counting = true;
   std::int32_t last_collective = -1;  // trace index of the lane's newest resolved collective
   // Lane-local allocator of simdgroup_matrix slots (bit i set = slot i in use).
-  std::array<std::uint64_t, 4> matrix_slots_used{};
+  MatrixSlotSet matrix_slots_used{};
 
   ThreadgroupRun* threadgroup = nullptr;
   SimdgroupRun* simd = nullptr;
@@ -235,6 +238,23 @@ struct MatrixStorage {
 MatrixStorage& matrix_slot(SimdgroupRun& simd, std::uint32_t slot);
 std::uint32_t allocate_matrix_slot(LaneContext& lane);
 void free_matrix_slot(LaneContext& lane, std::uint32_t slot);
+
+// The lowest free slot of a lane's simdgroup_matrix slots, taken, or kNoMatrixSlot when all
+// 256 are in use; and a slot given back.
+inline constexpr std::uint32_t kNoMatrixSlot = 0xFFFFFFFFu;
+inline std::uint32_t take_matrix_slot(MatrixSlotSet& used) {
+  for (std::uint32_t w = 0; w < used.size(); ++w) {
+    if (used[w] != ~std::uint64_t{0}) {
+      const auto bit = static_cast<std::uint32_t>(std::countr_one(used[w]));
+      used[w] |= std::uint64_t{1} << bit;
+      return w * 64 + bit;
+    }
+  }
+  return kNoMatrixSlot;
+}
+inline void give_back_matrix_slot(MatrixSlotSet& used, std::uint32_t slot) {
+  if (slot < 256) used[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
+}
 
 // Trace hook used by matrix loads/stores performed once for a simdgroup.
 void on_matrix_access(LaneContext& performer, const Region& region, const void* address,

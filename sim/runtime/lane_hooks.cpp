@@ -35,19 +35,15 @@ MatrixStorage& matrix_slot(SimdgroupRun& simd, std::uint32_t slot) {
 }
 
 std::uint32_t allocate_matrix_slot(LaneContext& lane) {
-  for (std::uint32_t w = 0; w < lane.matrix_slots_used.size(); ++w) {
-    const std::uint64_t used = lane.matrix_slots_used[w];
-    if (used != ~std::uint64_t{0}) {
-      const auto bit = static_cast<std::uint32_t>(std::countr_one(used));
-      lane.matrix_slots_used[w] |= std::uint64_t{1} << bit;
-      return w * 64 + bit;
-    }
+  const std::uint32_t slot = take_matrix_slot(lane.matrix_slots_used);
+  if (slot == kNoMatrixSlot) {
+    throw std::runtime_error("more than 256 simdgroup_matrix objects alive in one thread");
   }
-  throw std::runtime_error("more than 256 simdgroup_matrix objects alive in one thread");
+  return slot;
 }
 
 void free_matrix_slot(LaneContext& lane, std::uint32_t slot) {
-  if (slot < 256) lane.matrix_slots_used[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
+  give_back_matrix_slot(lane.matrix_slots_used, slot);
 }
 
 [[noreturn]] void fail_binding(const char* param, std::uint32_t index, std::size_t needed,

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "model/common/input_error.h"
+#include "sim/runtime/batch_run.h"
 #include "sim/runtime/kernel_registry.h"
 #include "sim/runtime/thread_priority.h"
 #include "sim/runtime/threadgroup_run.h"
@@ -204,6 +205,11 @@ LaunchResult launch(const LaunchSpec& spec) {
       selected, spec.threadgroups, spec.options.trace ? spec.options.alike : AlikeThreadgroups{});
   const bool execute_copies = spec.options.alike.execute;
   std::optional<Translator> translator;  // once the probes ran and agree
+  // Copies run in batches through the kernel's batched build, if it has one (batch_run.h),
+  // until a batch stops: the rest then run one by one.
+  const BatchKernelEntry batch_entry =
+      execute_copies && spec.options.alike.batch ? find_batch_kernel(kernel.name) : nullptr;
+  std::atomic<bool> batching{batch_entry != nullptr};
 
   // Threadgroups are independent: workers take them in increasing order from a shared counter
   // and finish them in any order; outputs are stored by threadgroup index so the merged result
@@ -244,11 +250,13 @@ LaunchResult launch(const LaunchSpec& spec) {
     outputs[i].traces = std::move(worker.spare_traces);
     worker.spare_traces.clear();
   };
+  const auto copied = [&](std::size_t i) {
+    return !probing && translator && translation.copied[i] && !rebuilt[i];
+  };
   const auto produce = [&](std::size_t i, WorkerState& worker) {
-    const bool copied = !probing && translator && translation.copied[i];
     if (!probing && rebuilt[i]) {
       if (sink == nullptr) translate_into_output(i, worker);
-    } else if (copied) {
+    } else if (copied(i)) {
       if (execute_copies) {
         ThreadgroupRun run(plan, worker, selected[i], outputs[i], ThreadgroupRole::kCopy);
         run.run();
@@ -289,20 +297,80 @@ LaunchResult launch(const LaunchSpec& spec) {
     worker.spare_traces = sink->put(selected[i], std::move(outputs[i].traces));
     outputs[i].traces = {};
   };
+  // Position i is done: counted for progress, and its traces handed on.
+  const auto finish = [&](std::size_t i, WorkerState& worker) {
+    if (!probing && spec.options.threadgroups_done != nullptr) {
+      spec.options.threadgroups_done->fetch_add(1, std::memory_order_relaxed);
+    }
+    // The sink takes the probes in order, in the second pass; the budget as they ran.
+    const bool held = probing && sink != nullptr;
+    const bool accounted = !probing && sink == nullptr && is_probe(i);
+    if (!held && !accounted && !fed(i)) hand_on(i, worker);
+  };
+  // Copies `positions` as one batch; those of a batch that stopped run one by one.
+  const auto produce_batch = [&](std::span<const std::size_t> positions, WorkerState& worker) {
+    bool ran = false;
+    if (batching) {
+      std::array<std::uint32_t, kBatchWidth> indices{};
+      for (std::size_t k = 0; k < positions.size(); ++k) indices[k] = selected[positions[k]];
+      BatchRun batch(plan, worker, std::span(indices.data(), positions.size()), batch_entry);
+      ran = batch.run();
+      outputs[positions.front()].stats.fiber_resumes += batch.fiber_resumes();
+      if (!ran && batching.exchange(false)) outputs[positions.front()].stats.batches_stopped = 1;
+    }
+    for (const std::size_t i : positions) {
+      if (!ran) {
+        produce(i, worker);
+        continue;
+      }
+      LaunchStats& stats = outputs[i].stats;
+      stats.threadgroups = 1;
+      stats.threads = plan.threads;
+      stats.alu_lane_ops = outputs[translation.base].stats.alu_lane_ops;
+      stats.threadgroups_translated = 1;
+      stats.threadgroups_batched = 1;
+      if (sink == nullptr) translate_into_output(i, worker);
+    }
+  };
+  // The pass's work items, in its order: one position, or a batch of up to kBatchWidth copies
+  // in order, which takes the place of its first (the positions between them are items of
+  // their own: no worker puts a copy into a sink, so no order between them is lost).
+  struct WorkItem {
+    std::array<std::size_t, kBatchWidth> positions{};
+    std::size_t count = 1;
+    bool batch = false;
+  };
+  std::vector<WorkItem> items;
+  const auto plan_items = [&] {
+    items.clear();
+    constexpr std::size_t kNone = ~std::size_t{0};
+    std::size_t open = kNone;  // the batch being filled
+    for (const std::size_t i : *pass) {
+      if (batch_entry == nullptr || !copied(i)) {
+        items.push_back({{i}, 1, false});
+        continue;
+      }
+      if (open != kNone && items[open].count < kBatchWidth) {
+        items[open].positions[items[open].count++] = i;
+      } else {
+        open = items.size();
+        items.push_back({{i}, 1, true});
+      }
+    }
+  };
   const auto work = [&] {
-    const std::uint64_t end = pass->size();
+    const std::uint64_t end = items.size();
     try {
       std::unique_ptr<WorkerState> worker = worker_cache().acquire(spec.options.fiber_stack_bytes);
       for (std::uint64_t n = next++; n < end; n = next++) {
-        const std::size_t i = (*pass)[n];
-        produce(i, *worker);
-        if (!probing && spec.options.threadgroups_done != nullptr) {
-          spec.options.threadgroups_done->fetch_add(1, std::memory_order_relaxed);
+        const WorkItem& item = items[n];
+        const std::span<const std::size_t> positions(item.positions.data(), item.count);
+        if (item.batch) {
+          produce_batch(positions, *worker);
+        } else {
+          produce(positions.front(), *worker);
         }
-        // The sink takes the probes in order, in the second pass; the budget as they ran.
-        const bool held = probing && sink != nullptr;
-        const bool accounted = !probing && sink == nullptr && is_probe(i);
-        if (!held && !accounted && !fed(i)) hand_on(i, *worker);
+        for (const std::size_t i : positions) finish(i, *worker);
       }
       worker->spare_traces.clear();  // the cache keeps workers, not their last launch's traces
       worker_cache().release(std::move(worker));
@@ -323,16 +391,17 @@ LaunchResult launch(const LaunchSpec& spec) {
         built = sink->put(selected[i], std::move(built));
       }
     } catch (...) {
-      fail(pass->size());
+      fail(items.size());
     }
   };
   const auto run_pass = [&](const std::vector<std::size_t>& positions) {
     pass = &positions;
+    plan_items();
     next = 0;
     std::thread feeder;
     if (sink != nullptr && !probing && translator) feeder = std::thread(feed);
     const unsigned workers = static_cast<unsigned>(std::clamp<std::uint64_t>(
-        spec.options.host_threads, 1, std::max<std::uint64_t>(positions.size(), 1)));
+        spec.options.host_threads, 1, std::max<std::uint64_t>(items.size(), 1)));
     if (workers == 1) {
       work();
     } else {
@@ -399,6 +468,8 @@ LaunchResult launch(const LaunchSpec& spec) {
     s.fiber_resumes += o.stats.fiber_resumes;
     s.threadgroups_as_plain_loop += o.stats.threadgroups_as_plain_loop;
     s.threadgroups_translated += o.stats.threadgroups_translated;
+    s.threadgroups_batched += o.stats.threadgroups_batched;
+    s.batches_stopped += o.stats.batches_stopped;
     for (std::size_t k = 0; k < kAluKindCount; ++k) s.alu_lane_ops[k] += o.stats.alu_lane_ops[k];
   }
   if (spec.options.throw_on_diagnostic && !result.diagnostics.empty()) {

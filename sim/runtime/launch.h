@@ -76,10 +76,14 @@ struct ThreadgroupSlice {
 // fails or a probe reported a diagnostic. With `execute`, the others still run, untraced, so
 // they write their output (full runs); without, they do not run and write nothing (sampled
 // runs). Only with tracing; x = 0: every threadgroup runs traced.
+// With `execute` and `batch`, the copies run kBatchWidth at a time through the kernel's
+// batched build when it has one (batch_run.h, docs/engine.md "Copies in batches"); the same
+// outputs and traces, without a race check of the copies (the probes checked their pattern).
 struct AlikeThreadgroups {
   std::uint32_t x = 0;
   std::uint32_t y = 0;
   bool execute = false;
+  bool batch = true;
 };
 
 struct LaunchOptions {
@@ -126,6 +130,8 @@ struct LaunchStats {
   std::uint64_t fiber_resumes = 0;
   std::uint64_t threadgroups_as_plain_loop = 0;  // ran without fibers (no synchronization)
   std::uint64_t threadgroups_translated = 0;     // traces built by translation (alike)
+  std::uint64_t threadgroups_batched = 0;        // copies run in batches (batch_run.h)
+  std::uint64_t batches_stopped = 0;  // batches that stopped, their copies then run alone
   std::array<std::uint64_t, kAluKindCount> alu_lane_ops{};  // summed over all threads
 };
 

@@ -43,6 +43,34 @@ bool site_before(const std::source_location& a, const std::source_location& b) {
 
 }  // namespace
 
+void arena_regions(const LaunchPlan& plan, std::byte* arena, std::vector<Region>& decls,
+                   std::vector<Region>& args) {
+  const auto& declared = plan.kernel->threadgroup_decls;
+  decls.resize(declared.size());
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    Region& r = decls[i];
+    r.base = arena + plan.decl_offsets[i];
+    r.bytes = declared[i].bytes;
+    r.arena_offset = plan.decl_offsets[i];
+    r.buffer_id = kThreadgroupBufferId;
+    r.space = Space::kThreadgroup;
+    r.name = declared[i].name;
+  }
+  args.resize(plan.arg_offsets.size());
+  for (std::size_t i = 0; i < plan.arg_offsets.size(); ++i) {
+    Region& r = args[i];
+    r.base = arena + plan.arg_offsets[i];
+    r.bytes = plan.arg_bytes[i];
+    r.arena_offset = plan.arg_offsets[i];
+    r.buffer_id = kThreadgroupBufferId;
+    r.space = Space::kThreadgroup;
+    r.name = "threadgroup argument";
+    for (const KernelParam& p : plan.kernel->params) {
+      if (p.kind == ParamKind::kThreadgroup && p.index == i) r.name = p.name;
+    }
+  }
+}
+
 ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
                                std::uint32_t linear_index, ThreadgroupOutput& out,
                                ThreadgroupRole role)
@@ -58,31 +86,7 @@ ThreadgroupRun::ThreadgroupRun(const LaunchPlan& plan, WorkerState& worker,
   // Threadgroup memory: a zeroed arena (Metal leaves it undefined; the sanitizer reports
   // reads before writes) with one region per declaration and per argument.
   worker_.arena.assign(plan.arena_bytes, std::byte{0});
-  std::byte* arena = worker_.arena.data();
-  const auto& decls = plan.kernel->threadgroup_decls;
-  decl_regions_.resize(decls.size());
-  for (std::size_t i = 0; i < decls.size(); ++i) {
-    Region& r = decl_regions_[i];
-    r.base = arena + plan.decl_offsets[i];
-    r.bytes = decls[i].bytes;
-    r.arena_offset = plan.decl_offsets[i];
-    r.buffer_id = kThreadgroupBufferId;
-    r.space = Space::kThreadgroup;
-    r.name = decls[i].name;
-  }
-  arg_regions_.resize(plan.arg_offsets.size());
-  for (std::size_t i = 0; i < plan.arg_offsets.size(); ++i) {
-    Region& r = arg_regions_[i];
-    r.base = arena + plan.arg_offsets[i];
-    r.bytes = plan.arg_bytes[i];
-    r.arena_offset = plan.arg_offsets[i];
-    r.buffer_id = kThreadgroupBufferId;
-    r.space = Space::kThreadgroup;
-    r.name = "threadgroup argument";
-    for (const KernelParam& p : plan.kernel->params) {
-      if (p.kind == ParamKind::kThreadgroup && p.index == i) r.name = p.name;
-    }
-  }
+  arena_regions(plan, worker_.arena.data(), decl_regions_, arg_regions_);
   if (checking_) worker_.shadow.begin_threadgroup(plan.arena_bytes);
 
   const Dim3& t = spec.threads_per_threadgroup;

@@ -45,11 +45,17 @@ struct LaunchPlan {
   std::uint32_t simdgroups = 0;
 };
 
+// The regions of a threadgroup's kernel-scope declarations and [[threadgroup(n)]] arguments
+// in its arena (laid out by the plan).
+void arena_regions(const LaunchPlan& plan, std::byte* arena, std::vector<Region>& decls,
+                   std::vector<Region>& args);
+
 // Per host thread, reused by the threadgroups it runs.
 struct WorkerState {
   explicit WorkerState(std::size_t stack_bytes) : stacks(stack_bytes) {}
   FiberStackPool stacks;
   std::vector<std::byte> arena;
+  std::vector<std::byte> batch_arena;  // a batch's members' arenas (batch_run.h)
   ThreadgroupShadow shadow;
   // Lanes' event buffers, handed from one threadgroup to the next with their capacity.
   std::vector<std::vector<LaneEvent>> lane_events;

@@ -10,10 +10,11 @@
 namespace marlin::prepass {
 namespace {
 
-std::string translate_text(const std::string& name, const std::string& text) {
+std::string translate_text(const std::string& name, const std::string& text,
+                           TranslateOptions options = {}) {
   const auto path = std::filesystem::temp_directory_path() / name;
   std::ofstream(path) << text;
-  return translate_file(path.string()).cpp;
+  return translate_file(path.string(), options).cpp;
 }
 
 std::string error_of(const std::string& name, const std::string& text) {
@@ -192,6 +193,63 @@ TEST(PrepassTest, InlinesQuotedIncludes) {
             std::string::npos);
   // #pragma once: inlined a single time.
   EXPECT_EQ(cpp.find("inline float twice"), cpp.rfind("inline float twice"));
+}
+
+}  // namespace
+}  // namespace marlin::prepass
+
+namespace marlin::prepass {
+namespace {
+
+// The batched build (--batch): the plain build's translation in the batched shim's namespace,
+// with function code's vector names, template type parameters and half literals batched, and a
+// batched entry point and registration instead of the plain ones.
+TEST(PrepassTest, BatchedBuildNamesTheBatchedShim) {
+  const std::string source = R"(#include <metal_stdlib>
+using namespace metal;
+struct P { uint2 shape; half h; };
+template <typename OUT>
+inline void put(device OUT* out, float v, uint i) { out[i] = OUT(v) + OUT(0.5h); }
+kernel void k(device half* out [[buffer(0)]], constant P& p [[buffer(1)]],
+              uint2 tg [[threadgroup_position_in_grid]], uint lane [[thread_index_in_simdgroup]]) {
+  const half2 w = half2(1.0h);
+  put<half>(out, float(w.x), tg.x + lane);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+}
+)";
+  const std::string cpp = translate_text("prepass_batch.metal", source, {.batch = true});
+  EXPECT_NE(cpp.find("#include <metal_batch_stdlib>"), std::string::npos);
+  EXPECT_NE(cpp.find("#include \"sim/runtime/batch_binding.h\""), std::string::npos);
+  EXPECT_NE(cpp.find("using namespace metal_batch;"), std::string::npos);
+  EXPECT_EQ(cpp.find("::metal::"), std::string::npos);
+  // Struct members stay plain; function code's scalars and vectors are batched.
+  EXPECT_NE(cpp.find("struct P { uint2 shape; half h; };"), std::string::npos);
+  EXPECT_NE(cpp.find("const ::metal_batch::counted_half2 w = ::metal_batch::counted_half2("),
+            std::string::npos);
+  EXPECT_NE(cpp.find("::metal_batch::counted_uint2 tg"), std::string::npos);
+  // A template type parameter names a batched value in function code, a plain pointee.
+  EXPECT_NE(cpp.find("::metal_batch::space_ptr<OUT, ::metal_batch::Space::kDevice>"),
+            std::string::npos);
+  EXPECT_NE(cpp.find("out[i] = ::metal_batch::batched_t<OUT>(v) + ::metal_batch::batched_t<OUT>("
+                     "::metal_batch::counted_half(::metal_batch::half::round(0.5f)))"),
+            std::string::npos);
+  EXPECT_NE(cpp.find("put<half>(out"), std::string::npos);
+  // The batched entry point and its registration.
+  EXPECT_NE(cpp.find("void marlin_batch_entry_k(::marlin::sim::BatchBindContext& marlin_ctx)"),
+            std::string::npos);
+  EXPECT_NE(cpp.find("::marlin::sim::bind_batch_builtin<::metal_batch::counted_uint2>(marlin_ctx, "
+                     "::marlin::sim::Builtin::kThreadgroupPositionInGrid)"),
+            std::string::npos);
+  EXPECT_NE(cpp.find("::marlin::sim::BatchKernelRegistrar marlin_batch_registrar_k{\"k\", "
+                     "&marlin_batch_entry_k};"),
+            std::string::npos);
+  EXPECT_EQ(cpp.find("KernelInfo{"), std::string::npos);
+
+  // The plain build of the same source is unchanged by the batched one's rules.
+  const std::string plain = translate_text("prepass_plain.metal", source);
+  EXPECT_NE(plain.find("const half2 w = half2(::metal::half::round(1.0f));"), std::string::npos);
+  EXPECT_NE(plain.find("out[i] = OUT(v) + OUT(::metal::half::round(0.5f));"), std::string::npos);
+  EXPECT_EQ(plain.find("metal_batch"), std::string::npos);
 }
 
 }  // namespace

@@ -178,13 +178,13 @@ sim::DeviceLimits engine_limits(const model::DeviceSpec& device) {
           static_cast<std::uint64_t>(device.limits.max_threadgroup_memory_bytes)};
 }
 
-// Adds the threadgroups of a run's dispatches, and those whose traces the engine built by
-// translation, to the two counts.
-void add_threadgroup_counts(const kernels::GemmRun& run, std::uint64_t& threadgroups,
-                            std::uint64_t& translated) {
+// Adds the threadgroups of a run's dispatches, those whose traces the engine built by
+// translation and those of them it ran in batches to the report's counts.
+void add_threadgroup_counts(const kernels::GemmRun& run, KernelRunReport& report) {
   for (const kernels::GemmDispatch& d : run.dispatches) {
-    threadgroups += d.result.stats.threadgroups;
-    translated += d.result.stats.threadgroups_translated;
+    report.threadgroups += d.result.stats.threadgroups;
+    report.translated_threadgroups += d.result.stats.threadgroups_translated;
+    report.batched_threadgroups += d.result.stats.threadgroups_batched;
   }
 }
 
@@ -370,7 +370,7 @@ void run_full(const model::DeviceSpec& device, const KernelRunRequest& request,
       stream ? run_streamed(device, request, in.operands, report, counts)
              : run_whole(device, request, in.operands, trace_file, report, counts);
   report.unwritten = kernels::count_poisoned(run.c);
-  add_threadgroup_counts(run, report.threadgroups, report.translated_threadgroups);
+  add_threadgroup_counts(run, report);
   if (request.check) {
     counts.phase = FullRunProgress::Phase::kChecking;
     if (format.kind != kernels::WeightFormatKind::kFp16) in.dense = kernels::dequantize(in.packed);
@@ -537,7 +537,10 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     kernels::GemmRun run =
         kernels::run_gemm(report.kernel, q, in.operands, engine_limits(device), options);
     report.functional_seconds += seconds_since(functional_start);
-    add_threadgroup_counts(run, simulated_threadgroups, translated);
+    for (const kernels::GemmDispatch& d : run.dispatches) {
+      simulated_threadgroups += d.result.stats.threadgroups;
+      translated += d.result.stats.threadgroups_translated;
+    }
     const std::vector<DispatchReport> dispatches = describe_dispatches(device, run);
     if (i == 0) report.dispatches = dispatches;
 

@@ -85,10 +85,11 @@ struct KernelRunReport {
   // times above (sampled runs: the whole sampled run), user and system.
   double host_cpu_seconds = 0;
   bool streamed = false;  // the replay ran beside the engine
-  // Full runs: the threadgroups of every dispatch, and those whose traces the engine built by
-  // translation (they ran untraced).
+  // Full runs: the threadgroups of every dispatch, those whose traces the engine built by
+  // translation (they ran untraced), and those of them it ran in batches (sim::BatchRun).
   std::uint64_t threadgroups = 0;
   std::uint64_t translated_threadgroups = 0;
+  std::uint64_t batched_threadgroups = 0;
   std::optional<TraceReport> trace;        // with --trace
   std::optional<SamplingReport> sampling;  // with --sample
 };

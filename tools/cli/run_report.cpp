@@ -4,6 +4,7 @@
 
 #include "model/common/join.h"
 #include "model/timing/cycles.h"
+#include "sim/runtime/batch_lane.h"
 #include "tools/cli/format.h"
 #include "tools/cli/occupancy_report.h"
 #include "tools/cli/table.h"
@@ -232,8 +233,12 @@ void print_run_report(std::ostream& out, const model::DeviceSpec& device,
       "simulated; {:.0f}x slower than the device; host CPU {}, {:.2f} cores busy\n",
       format_count(simulated_instructions(r)), format_seconds(r.functional_seconds),
       r.translated_threadgroups > 0
-          ? fmt::format("; the traces of {} of its {} threadgroups by translation",
-                        r.translated_threadgroups, r.threadgroups)
+          ? fmt::format("; the traces of {} of its {} threadgroups by translation{}",
+                        r.translated_threadgroups, r.threadgroups,
+                        r.batched_threadgroups > 0
+                            ? fmt::format(", {} of them run {} at a time", r.batched_threadgroups,
+                                          sim::kBatchWidth)
+                            : std::string())
           : std::string(),
       format_seconds(r.timing_seconds),
       r.streamed ? " after the engine, which the replay ran beside" : "",
@@ -307,6 +312,7 @@ nlohmann::json run_report_json(const model::DeviceSpec& device, const KernelRunR
         {"streamed", r.streamed},
         {"threadgroups", r.threadgroups},
         {"translated_threadgroups", r.translated_threadgroups},
+        {"batched_threadgroups", r.batched_threadgroups},
         {"instructions_per_second", instructions_per_second(r)}}},
   };
   if (r.check_error) {

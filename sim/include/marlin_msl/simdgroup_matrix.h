@@ -103,24 +103,15 @@ void apply_matrix_mem(marlin::sim::SimdExchange& x, marlin::sim::SimdgroupRun& s
   }
 }
 
+// d = a * b + c for matrices of element types D, A, B (elements as float): each product
+// fused into a float accumulator (as fma) from c in k order, rounded once to D. Products of
+// two halves are exact in float, so a plain multiply-add is the fused result and avoids a
+// library call. The batched build (marlin_msl/batch/) computes its members with it too.
 template <class D, class A, class B>
-void apply_matrix_mma(marlin::sim::SimdExchange& x, marlin::sim::SimdgroupRun& simd,
-                      marlin::sim::LaneContext&) {
-  const auto& op = *static_cast<const MatrixMmaOp*>(x.op);
-  // The pool grows to the highest slot first, so the references below stay valid. The
-  // result goes to a local array: d may be a, b or c.
-  std::uint32_t top = op.a > op.b ? op.a : op.b;
-  top = op.d > top ? op.d : top;
-  top = op.c != kNoSlot && op.c > top ? op.c : top;
-  marlin::sim::matrix_slot(simd, top);
-  static const std::array<float, 64> kZero{};
-  const auto& a = marlin::sim::matrix_slot(simd, op.a).f;
-  const auto& b = marlin::sim::matrix_slot(simd, op.b).f;
-  const auto& c = op.c == kNoSlot ? kZero : marlin::sim::matrix_slot(simd, op.c).f;
+std::array<float, 64> multiply_accumulate(const std::array<float, 64>& a,
+                                          const std::array<float, 64>& b,
+                                          const std::array<float, 64>& c) {
   std::array<float, 64> d;
-  // d = a * b + c: each product fused into a float accumulator (as fma) from c in k order,
-  // rounded once to D. Products of two halves are exact in float, so a plain multiply-add
-  // is the fused result and avoids a library call.
   constexpr bool kExactProducts = std::is_same_v<A, half> && std::is_same_v<B, half>;
   for (int r = 0; r < 8; ++r) {
     for (int col = 0; col < 8; ++col) {
@@ -137,7 +128,24 @@ void apply_matrix_mma(marlin::sim::SimdExchange& x, marlin::sim::SimdgroupRun& s
       d[static_cast<std::size_t>(r * 8 + col)] = round_for<D>(acc);
     }
   }
-  marlin::sim::matrix_slot(simd, op.d).f = d;
+  return d;
+}
+
+template <class D, class A, class B>
+void apply_matrix_mma(marlin::sim::SimdExchange& x, marlin::sim::SimdgroupRun& simd,
+                      marlin::sim::LaneContext&) {
+  const auto& op = *static_cast<const MatrixMmaOp*>(x.op);
+  // The pool grows to the highest slot first, so the references below stay valid. The
+  // result goes to a local array: d may be a, b or c.
+  std::uint32_t top = op.a > op.b ? op.a : op.b;
+  top = op.d > top ? op.d : top;
+  top = op.c != kNoSlot && op.c > top ? op.c : top;
+  marlin::sim::matrix_slot(simd, top);
+  static const std::array<float, 64> kZero{};
+  const auto& a = marlin::sim::matrix_slot(simd, op.a).f;
+  const auto& b = marlin::sim::matrix_slot(simd, op.b).f;
+  const auto& c = op.c == kNoSlot ? kZero : marlin::sim::matrix_slot(simd, op.c).f;
+  marlin::sim::matrix_slot(simd, op.d).f = multiply_accumulate<D, A, B>(a, b, c);
 }
 
 template <class M>
