@@ -29,6 +29,7 @@ ClassicBankModel::ClassicBankModel(const model::ThreadgroupMemorySpec& spec)
           static_cast<std::int64_t>(require_positive(spec.bytes_per_cycle, "bytes_per_cycle"))),
       period_(banks_.divisor() * bank_width_.divisor()) {
   words_.reserve(256);
+  affine_costs_.resize(kAffineEntries);
   words_per_bank_.assign(banks_.divisor(), 0);
   accesses_ = stats_.add_counter("accesses", "simdgroup accesses",
                                  "threadgroup-memory instructions with at least one active lane");
@@ -98,17 +99,18 @@ BankAccessCost ClassicBankModel::access_affine(std::uint32_t first, std::uint32_
       std::min<std::int64_t>(first, last) < 0 || top > (std::int64_t{1} << 32)) {
     return ThreadgroupMemoryBanks::access_affine(first, stride, bytes, lanes);
   }
-  if (affine_costs_.size() >= kMaxAffinePatterns) affine_costs_.clear();
   const std::uint64_t key = (period_.remainder(first) << 48) | (std::uint64_t{stride} << 16) |
                             (std::uint64_t{bytes} << 8) | lanes;
-  auto [it, inserted] = affine_costs_.try_emplace(key);
-  if (inserted) {
+  AffineEntry& entry =
+      affine_costs_[static_cast<std::size_t>((key * 0x9E3779B97F4A7C15u) >> 56) % kAffineEntries];
+  if (entry.key != key) {
     std::array<LaneAccess, 64> accesses{};
     const LaneMask mask = affine_lanes(first, stride, bytes, lanes, accesses);
-    it->second = cost_of(mask, std::span<const LaneAccess>(accesses.data(), lanes));
+    entry.cost = cost_of(mask, std::span<const LaneAccess>(accesses.data(), lanes));
+    entry.key = key;
   }
-  count(it->second);
-  return it->second;
+  count(entry.cost);
+  return entry.cost;
 }
 
 }  // namespace marlin::timing

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "model/timing/fixed_divisor.h"
@@ -41,9 +40,15 @@ class ClassicBankModel final : public ThreadgroupMemoryBanks {
   std::int64_t bytes_per_cycle_;
   std::vector<std::uint64_t> words_;                       // reused: words touched by one access
   std::vector<std::int64_t> words_per_bank_;               // reused: distinct words per bank
-  FixedDivisor period_;                                    // banks x width bytes
-  static constexpr std::size_t kMaxAffinePatterns = 4096;  // then forgotten and relearned
-  std::unordered_map<std::uint64_t, BankAccessCost> affine_costs_;
+  FixedDivisor period_;  // banks x width bytes
+  // The costs of recent affine patterns, by key, direct-mapped (a pattern whose entry another
+  // took is computed again: the cost depends on the key only).
+  struct AffineEntry {
+    std::uint64_t key = ~std::uint64_t{0};  // no pattern has this key
+    BankAccessCost cost;
+  };
+  static constexpr std::size_t kAffineEntries = 256;
+  std::vector<AffineEntry> affine_costs_;
   StatRegistry stats_;
   StatId accesses_;
   StatId wavefronts_;
