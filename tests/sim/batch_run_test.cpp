@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tests/sim/sim_test_util.h"
@@ -84,6 +86,40 @@ TEST(BatchRun, AnOutOfBoundsCopyIsReportedAsWithoutBatches) {
     if (i != 12) {
       EXPECT_EQ(run.out[i], i) << i;
     }
+  }
+}
+
+// A matrix load out of bounds, which a batch performs once every lane has reached it.
+TEST(BatchRun, AnOutOfBoundsMatrixLoadIsReportedAsWithoutBatches) {
+  std::vector<_Float16> in(32 * 64);
+  for (std::size_t e = 0; e < in.size(); ++e)
+    in[e] = static_cast<_Float16>(static_cast<float>(e % 97));
+  std::vector<std::uint32_t> offsets(32);
+  for (std::uint32_t i = 0; i < 32; ++i) offsets[i] = i * 64;
+  offsets[20] = 32 * 64 - 8;  // the block's last rows lie past the end of `in`
+  const auto run = [&](bool batch) {
+    std::vector<_Float16> out(32 * 64, static_cast<_Float16>(-1.0f));
+    LaunchSpec s = spec("test_batch_matrix_gather", {8, 4, 1}, {32, 1, 1});
+    s.buffers[0] = buffer(in);
+    s.buffers[1] = buffer(offsets);
+    s.buffers[2] = buffer(out);
+    s.options.alike = {8, 4, true};
+    s.options.alike.batch = batch;
+    s.options.throw_on_diagnostic = false;
+    return std::make_pair(launch(s), out);
+  };
+  const auto [alone, alone_out] = run(false);
+  ASSERT_EQ(alone.diagnostics.size(), 1u);
+  EXPECT_EQ(alone.diagnostics[0].kind, DiagnosticKind::kOutOfBounds);
+  const auto [batched, batched_out] = run(true);
+  EXPECT_EQ(batched.stats.batches_stopped, 1u);
+  ASSERT_EQ(batched.diagnostics.size(), 1u);
+  EXPECT_EQ(batched.diagnostics[0].message, alone.diagnostics[0].message);
+  for (std::size_t e = 0; e < alone_out.size(); ++e) {
+    if (e / 64 == 20) continue;  // the stopped threadgroup's output, as it stopped
+    ASSERT_EQ(std::bit_cast<std::uint16_t>(batched_out[e]),
+              std::bit_cast<std::uint16_t>(alone_out[e]))
+        << e;
   }
 }
 

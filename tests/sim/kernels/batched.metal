@@ -35,3 +35,15 @@ kernel void test_batch_gather(device const uint* in [[buffer(0)]],
     out[i] = v;
   }
 }
+
+// out[64 i ..] = the 8x8 block of `in` at element offsets[i], for threadgroup i of an 8-wide
+// grid (one simdgroup each): a matrix load out of bounds where the offsets say so.
+kernel void test_batch_matrix_gather(device const half* in [[buffer(0)]],
+                                     device const uint* offsets [[buffer(1)]],
+                                     device half* out [[buffer(2)]],
+                                     uint2 tg [[threadgroup_position_in_grid]]) {
+  const uint i = tg.y * 8 + tg.x;
+  simdgroup_matrix<half, 8, 8> m;
+  simdgroup_load(m, in + offsets[i], 8);
+  simdgroup_store(m, out + i * 64, 8);
+}
