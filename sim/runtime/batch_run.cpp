@@ -78,6 +78,15 @@ void BatchRun::stop(const char* reason) {
 }
 
 bool BatchRun::run() {
+  if (!plan_.kernel->synchronizes) {
+    // Nothing to wait for: each thread runs to its end in turn, on this host thread's stack.
+    for (std::uint32_t i = 0; i < plan_.threads && stop_reason_ == nullptr; ++i) {
+      current_batch_lane = &lanes_[i];
+      run_lane_body(i);
+    }
+    current_batch_lane = nullptr;
+    return stop_reason_ == nullptr;
+  }
   for (std::uint32_t i = 0; i < plan_.threads; ++i) {
     runs_[i].fiber = boost::context::fiber(std::allocator_arg, PooledStack(&worker_.stacks),
                                            [this, i](boost::context::fiber&& from) {

@@ -9,7 +9,8 @@
 // all wait at the same simdgroup barrier or matrix op (equal operands) goes on, the op
 // performed once, and when every live thread waits at the same threadgroup barrier it is
 // released. Anything else (lanes of a simdgroup or threads of the threadgroup waiting at
-// different places) stops the batch. Private to sim/runtime.
+// different places) stops the batch. A kernel without synchronization runs its threads one
+// after the other, without fibers, as ThreadgroupRun runs it. Private to sim/runtime.
 #pragma once
 
 #include <boost/context/fiber.hpp>

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <thread>
 
 #include "model/common/input_error.h"
@@ -329,32 +331,38 @@ LaunchResult launch(const LaunchSpec& spec) {
       stats.alu_lane_ops = outputs[translation.base].stats.alu_lane_ops;
       stats.threadgroups_translated = 1;
       stats.threadgroups_batched = 1;
+      stats.threadgroups_as_plain_loop = kernel.synchronizes ? 0 : 1;
       if (sink == nullptr) translate_into_output(i, worker);
     }
   };
-  // The pass's work items, in its order: one position, or a batch of up to kBatchWidth copies
-  // in order, which takes the place of its first (the positions between them are items of
-  // their own: no worker puts a copy into a sink, so no order between them is lost).
+  // The pass's work items, in its order: position `pass[first]`, or a batch of up to
+  // kBatchWidth copies in order, `batched[first ..)`, which takes the place of its first (the
+  // positions between them are items of their own: no worker puts a copy into a sink, so no
+  // order between them is lost).
   struct WorkItem {
-    std::array<std::size_t, kBatchWidth> positions{};
-    std::size_t count = 1;
+    std::size_t first = 0;
+    std::uint32_t count = 1;
     bool batch = false;
   };
   std::vector<WorkItem> items;
+  std::vector<std::size_t> batched;  // the pass's copies, in order
   const auto plan_items = [&] {
     items.clear();
+    batched.clear();
     constexpr std::size_t kNone = ~std::size_t{0};
     std::size_t open = kNone;  // the batch being filled
-    for (const std::size_t i : *pass) {
+    for (std::size_t n = 0; n < pass->size(); ++n) {
+      const std::size_t i = (*pass)[n];
       if (batch_entry == nullptr || !copied(i)) {
-        items.push_back({{i}, 1, false});
+        items.push_back({n, 1, false});
         continue;
       }
+      batched.push_back(i);
       if (open != kNone && items[open].count < kBatchWidth) {
-        items[open].positions[items[open].count++] = i;
+        ++items[open].count;
       } else {
         open = items.size();
-        items.push_back({{i}, 1, true});
+        items.push_back({batched.size() - 1, 1, true});
       }
     }
   };
@@ -364,7 +372,8 @@ LaunchResult launch(const LaunchSpec& spec) {
       std::unique_ptr<WorkerState> worker = worker_cache().acquire(spec.options.fiber_stack_bytes);
       for (std::uint64_t n = next++; n < end; n = next++) {
         const WorkItem& item = items[n];
-        const std::span<const std::size_t> positions(item.positions.data(), item.count);
+        const std::span<const std::size_t> positions(
+            (item.batch ? batched.data() : pass->data()) + item.first, item.count);
         if (item.batch) {
           produce_batch(positions, *worker);
         } else {

@@ -72,6 +72,7 @@ TEST_P(BatchedCopies, WriteAndTraceWhatCopiesOneByOneDo) {
     EXPECT_EQ(b.trace.simdgroups, plain.trace.simdgroups);
     EXPECT_EQ(b.stats.alu_lane_ops, plain.stats.alu_lane_ops);
     EXPECT_EQ(b.stats.threadgroups, plain.stats.threadgroups);
+    EXPECT_EQ(b.stats.threadgroups_as_plain_loop, plain.stats.threadgroups_as_plain_loop);
   }
 }
 
