@@ -17,13 +17,12 @@
 
 namespace marlin::sim {
 
+// A reference binds as in the plain build; a pointer holds every member's address.
 template <class P>
 P bind_batch_region(const Region& r, const char* name, std::uint32_t index,
                     std::ptrdiff_t member_stride) {
   if constexpr (std::is_reference_v<P>) {
-    using T = std::remove_reference_t<P>;
-    if (r.bytes < sizeof(T)) fail_binding(name, index, sizeof(T), r.bytes);
-    return *reinterpret_cast<T*>(r.base);
+    return bind_region<P>(r, name, index);
   } else {
     using T = typename P::element_type;
     return P(reinterpret_cast<T*>(r.base), &r, member_stride);
