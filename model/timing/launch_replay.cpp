@@ -87,7 +87,7 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
   idle_scheduler.pipe_holder.fill(StallClass::kAluBusy);
   scheds_.assign(static_cast<std::size_t>(cores_ * schedulers_), idle_scheduler);
   live_capacity_ = (slots_per_core_ + schedulers_ - 1) / schedulers_;
-  live_by_age_.assign(scheds_.size() * static_cast<std::size_t>(live_capacity_), -1);
+  live_by_age_.assign(scheds_.size() * static_cast<std::size_t>(live_capacity_), LiveEntry{});
   live_count_.assign(scheds_.size(), 0);
   tgm_candidates_.assign(scheds_.size(), 0);
   held_at_barrier_.assign(scheds_.size(), 0);
@@ -474,31 +474,6 @@ void LaunchReplay::end_threadgroup(int core, int slot) {
 }
 
 // ---- Accounting ---------------------------------------------------------------------------
-
-void LaunchReplay::classify_wait(int core, int local, Cycles t, Cycles pipe_last_issue,
-                                 Cycles pipe_free, StallClass holder) {
-  SimdgroupSlot& s = sg(core, local);
-  Cycles x = s.wait_from;
-  if (s.barrier_until > x) {
-    const Cycles b = std::min(t, s.barrier_until);
-    charge(core, local, StallClass::kBarrierWait, x, b);
-    x = b;
-  }
-  if (s.dep_ready > x) {
-    const Cycles d = std::min(t, s.dep_ready);
-    charge(core, local, s.dep_class, x, d);
-    x = d;
-  }
-  const Cycles busy_from = std::max(x, pipe_last_issue + Cycles(1));
-  const Cycles busy_to = std::min(t, pipe_free);
-  if (busy_to > busy_from) {
-    charge(core, local, StallClass::kIssueWait, x, busy_from);
-    charge(core, local, holder, busy_from, busy_to);
-    x = busy_to;
-  }
-  charge(core, local, StallClass::kIssueWait, x, t);
-  s.barrier_until = Cycles(0);
-}
 
 void LaunchReplay::record_state(int core, int local, StallClass stall, Cycles from, Cycles to) {
   SimdgroupSlot& s = sg(core, local);

@@ -75,6 +75,16 @@ class LaunchReplay {
  private:
   static constexpr int kFirstTgPipe = static_cast<int>(Pipe::kThreadgroupMemory);
 
+  // A live simdgroup in its scheduler's age list, with copies of the fields the scans of
+  // that list read (select, the grant, issuing ahead), so that a scan reads one contiguous
+  // array. sync_live() copies them after every change of ready_at, pipe or blocked.
+  struct LiveEntry {
+    Cycles ready_at;
+    int local = -1;
+    Pipe pipe = Pipe::kNone;
+    bool blocked = false;
+  };
+
   struct SimdgroupSlot {
     // Op i of the trace is ops[i & ops_mask]; an op's accesses are stored from
     // accesses[op.first_access]. A packed trace (streamed launches) is unpacked by `reader` into
@@ -116,6 +126,8 @@ class LaunchReplay {
     // for the window's end (their done entries hold the window's end until then).
     Cycles order_ready;
     std::uint32_t pending_ops = 0;
+    // While live: its entry in its scheduler's age list (LiveEntry).
+    LiveEntry* listed = nullptr;
   };
 
   struct ThreadgroupSlot {
@@ -288,7 +300,20 @@ class LaunchReplay {
   void end_threadgroup(int core, int slot);
   // Schedulers.
   void try_issue(int core, int scheduler, Cycles t);
-  [[nodiscard]] Cycles eligible(const SimdgroupSlot& sg, int core, const Scheduler& s) const;
+  // The first cycle an op on `pipe`, ready from `ready_at`, may issue on scheduler `s` of
+  // `core`: once its pipe is free too (a scheduler pipe of `s`, or the core's
+  // threadgroup-memory pipe). For a simdgroup, of its next op (ops[pc]).
+  [[nodiscard]] Cycles eligible(Cycles ready_at, Pipe pipe, int core, const Scheduler& s) const {
+    const auto index = static_cast<std::size_t>(pipe);
+    if (index < kSchedulerPipeCount) return std::max(ready_at, s.pipe_free[index]);
+    if (pipe == Pipe::kThreadgroupMemory) {
+      return std::max(ready_at, tgm_free_[static_cast<std::size_t>(core)]);
+    }
+    return ready_at;
+  }
+  [[nodiscard]] Cycles eligible(const SimdgroupSlot& g, int core, const Scheduler& s) const {
+    return eligible(g.ready_at, g.pipe, core, s);
+  }
   // The simdgroup scheduler k of `core` would issue at t (-1: none) under the issue policy;
   // when none is eligible, `earliest` receives the first cycle one of them may become so.
   // A threadgroup-memory op is eligible at t only when `tgm_granted`.
@@ -377,10 +402,20 @@ class LaunchReplay {
   [[nodiscard]] int live_count_of(int core, int k) const {
     return live_count_[static_cast<std::size_t>(core * schedulers_ + k)];
   }
-  [[nodiscard]] std::span<const int> live_by_age(int core, int k) const {
+  [[nodiscard]] std::span<const LiveEntry> live_by_age(int core, int k) const {
     const std::size_t at = static_cast<std::size_t>(core * schedulers_ + k);
     return {live_by_age_.data() + at * static_cast<std::size_t>(live_capacity_),
             static_cast<std::size_t>(live_count_[at])};
+  }
+  // Copies ready_at, pipe and blocked of live simdgroup `g` into its LiveEntry.
+  static void sync_live(SimdgroupSlot& g) {
+    g.listed->ready_at = g.ready_at;
+    g.listed->pipe = g.pipe;
+    g.listed->blocked = g.blocked;
+  }
+  // eligible() of the simdgroup `e` lists, from the copies.
+  [[nodiscard]] Cycles eligible(const LiveEntry& e, int core, const Scheduler& s) const {
+    return eligible(e.ready_at, e.pipe, core, s);
   }
   void add_live(int core, int local);
   void remove_live(int core, int local);
@@ -427,10 +462,14 @@ class LaunchReplay {
   // `packed` unpacked, once per launch: the plain trace translated threadgroups read in place.
   const sim::SimdgroupTrace& unpacked_base(const std::shared_ptr<const PackedTrace>& packed);
   // Accounting.
-  // Splits [wait_from, t) into barrier, dependency, pipe-busy and issue-wait parts. The pipe is
-  // busy in (pipe_last_issue, pipe_free): the cycle of its last issue was another issue.
-  void classify_wait(int core, int local, Cycles t, Cycles pipe_last_issue, Cycles pipe_free,
-                     StallClass holder);
+  // Splits [wait_from, t) of simdgroup `g` into barrier, dependency, pipe-busy and issue-wait
+  // parts, each given to charge(stall, from, to) (which ignores empty ones). The pipe is busy in
+  // (pipe_last_issue, pipe_free): the cycle of its last issue was another issue. Inlined into
+  // issue(), its only caller, which charges the breakdown directly when there is no sink.
+  template <class Charge>
+  [[gnu::always_inline]] static void classify_wait(SimdgroupSlot& g, Cycles t,
+                                                   Cycles pipe_last_issue, Cycles pipe_free,
+                                                   StallClass holder, Charge charge);
   // Charges [from, to) of simdgroup `local` to `stall` (nothing if empty); with a sink, the
   // interval also extends the simdgroup's open state or opens a new one.
   void charge(int core, int local, StallClass stall, Cycles from, Cycles to) {
@@ -515,8 +554,9 @@ class LaunchReplay {
   std::vector<SimdgroupSlot> sgs_;
   std::vector<ThreadgroupSlot> tgs_;
   std::vector<Scheduler> scheds_;
-  int live_capacity_ = 0;         // simdgroup slots per scheduler
-  std::vector<int> live_by_age_;  // per scheduler: live_capacity_ entries, see live_by_age()
+  int live_capacity_ = 0;  // simdgroup slots per scheduler
+  // Per scheduler: live_capacity_ entries, see live_by_age().
+  std::vector<LiveEntry> live_by_age_;
   // Per core and per scheduler state sits on cache lines of its own (padded_array.h).
   PaddedArray<int> live_count_;       // per scheduler
   PaddedArray<int> tgm_candidates_;   // per scheduler: simdgroups for which tgm_candidate()

@@ -29,29 +29,28 @@ void LaunchReplay::wake(int core, int local, Cycles at) {
   core_wake = std::min(core_wake, s.wake);
 }
 
-Cycles LaunchReplay::eligible(const SimdgroupSlot& g, int core, const Scheduler& s) const {
-  const auto pipe = static_cast<std::size_t>(g.pipe);
-  if (pipe < kSchedulerPipeCount) return std::max(g.ready_at, s.pipe_free[pipe]);
-  if (g.pipe == Pipe::kThreadgroupMemory) {
-    return std::max(g.ready_at, tgm_free_[static_cast<std::size_t>(core)]);
-  }
-  return g.ready_at;
-}
-
 void LaunchReplay::add_live(int core, int local) {
   const std::size_t at = static_cast<std::size_t>(core * schedulers_ + local % schedulers_);
   MARLIN_CHECK(live_count_[at] < live_capacity_, "a scheduler lists each of its slots once");
-  live_by_age_[at * static_cast<std::size_t>(live_capacity_) +
-               static_cast<std::size_t>(live_count_[at]++)] = local;
+  SimdgroupSlot& g = sg(core, local);
+  g.listed = &live_by_age_[at * static_cast<std::size_t>(live_capacity_) +
+                           static_cast<std::size_t>(live_count_[at]++)];
+  g.listed->local = local;
+  sync_live(g);
 }
 
 void LaunchReplay::remove_live(int core, int local) {
   const std::size_t at = static_cast<std::size_t>(core * schedulers_ + local % schedulers_);
-  int* first = live_by_age_.data() + at * static_cast<std::size_t>(live_capacity_);
-  int* last = first + live_count_[at];
-  int* found = std::find(first, last, local);
-  MARLIN_CHECK(found != last, "a finishing simdgroup is listed live");
-  std::copy(found + 1, last, found);
+  LiveEntry* first = live_by_age_.data() + at * static_cast<std::size_t>(live_capacity_);
+  LiveEntry* last = first + live_count_[at];
+  SimdgroupSlot& g = sg(core, local);
+  MARLIN_CHECK(g.listed >= first && g.listed < last && g.listed->local == local,
+               "a finishing simdgroup is listed live");
+  for (LiveEntry* e = g.listed; e + 1 < last; ++e) {
+    *e = e[1];
+    sg(core, e->local).listed = e;
+  }
+  g.listed = nullptr;
   --live_count_[at];
 }
 
@@ -61,9 +60,9 @@ int LaunchReplay::select(int core, int k, Cycles t, bool tgm_granted, Cycles& ea
   // Oldest first: the first eligible simdgroup is the policy's choice, unless the grant of
   // the shared pipe gives precedence to the oldest eligible threadgroup-memory op.
   int best = -1;
-  for (const int local : live_by_age(core, k)) {
-    const SimdgroupSlot& g = sg(core, local);
+  for (const LiveEntry& g : live_by_age(core, k)) {
     if (g.blocked) continue;
+    const int local = g.local;
     Cycles e = eligible(g, core, s);
     const bool tgm = g.pipe == Pipe::kThreadgroupMemory;
     // Without the grant a threadgroup-memory op waits at least until the next cycle.
@@ -90,14 +89,12 @@ int LaunchReplay::grant_threadgroup_memory(int core, Cycles t) {
   if (tgm_free_[static_cast<std::size_t>(core)] > t) return -1;
   const int first = tgm_next_[static_cast<std::size_t>(core)];
   for (int i = 0; i < schedulers_; ++i) {
-    const int k = (first + i) % schedulers_;
+    const int k = first + i < schedulers_ ? first + i : first + i - schedulers_;
     const Scheduler& s = scheduler(core, k);
     if (s.wake > t || s.last_issue == t) continue;
     if (tgm_candidates_[static_cast<std::size_t>(core * schedulers_ + k)] == 0) continue;
-    for (const int local : live_by_age(core, k)) {
-      const SimdgroupSlot& g = sg(core, local);
-      // tgm_candidate() without its `live` test, which live_by_age() makes true: calling it
-      // costs 1.4% of the replay's host instructions (fused 16x512x1024).
+    for (const LiveEntry& g : live_by_age(core, k)) {
+      // tgm_candidate() from the copies (live_by_age() lists live simdgroups only).
       if (!g.blocked && g.pipe == Pipe::kThreadgroupMemory && g.ready_at <= t) return k;
     }
   }
@@ -117,6 +114,31 @@ void LaunchReplay::try_issue(int core, int k, Cycles t) {
   s.wake = t + Cycles(1);
   issue(core, k, best, t);
   if (device_.batch_alu_runs) issue_ahead(core, k, t);
+}
+
+template <class Charge>
+void LaunchReplay::classify_wait(SimdgroupSlot& g, Cycles t, Cycles pipe_last_issue,
+                                 Cycles pipe_free, StallClass holder, Charge charge) {
+  Cycles x = g.wait_from;
+  if (g.barrier_until > x) {
+    const Cycles b = std::min(t, g.barrier_until);
+    charge(StallClass::kBarrierWait, x, b);
+    x = b;
+  }
+  if (g.dep_ready > x) {
+    const Cycles d = std::min(t, g.dep_ready);
+    charge(g.dep_class, x, d);
+    x = d;
+  }
+  const Cycles busy_from = std::max(x, pipe_last_issue + Cycles(1));
+  const Cycles busy_to = std::min(t, pipe_free);
+  if (busy_to > busy_from) {
+    charge(StallClass::kIssueWait, x, busy_from);
+    charge(holder, busy_from, busy_to);
+    x = busy_to;
+  }
+  charge(StallClass::kIssueWait, x, t);
+  g.barrier_until = Cycles(0);
 }
 
 void LaunchReplay::issue(int core, int k, int local, Cycles t) {
@@ -143,8 +165,20 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
     pipe_last_issue = Cycles(-1);
     holder = StallClass::kThreadgroupMemoryWait;
   }
-  classify_wait(core, local, t, pipe_last_issue, pipe_free, holder);
-  charge(core, local, StallClass::kIssuing, t, t + Cycles(1));
+  if (device_.sink == nullptr) {
+    StallBreakdown& breakdown = p.breakdown;
+    classify_wait(g, t, pipe_last_issue, pipe_free, holder,
+                  [&breakdown](StallClass stall, Cycles from, Cycles to) {
+                    if (to > from) breakdown.add(stall, (to - from).count());
+                  });
+    breakdown.add(StallClass::kIssuing, 1);
+  } else {
+    classify_wait(g, t, pipe_last_issue, pipe_free, holder,
+                  [this, core, local](StallClass stall, Cycles from, Cycles to) {
+                    charge(core, local, stall, from, to);
+                  });
+    charge(core, local, StallClass::kIssuing, t, t + Cycles(1));
+  }
   counters.registry.increment(counters.instructions);
   bool deferred = false;
   std::uint32_t first_request = 0;  // in a parallel window: the op's first logged request
@@ -169,6 +203,7 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
         g.wait_from = t + Cycles(1);
         g.dep_ready = Cycles(0);
         g.ready_at = t + Cycles(1);
+        sync_live(g);
         return;
       }
       done = alu_done(g, op, cost, t);
@@ -300,6 +335,7 @@ void LaunchReplay::prepare_next_inline(int core, int local, Cycles order_ready) 
     tgm_candidates_of(core, local) += pipe == Pipe::kThreadgroupMemory ? 1 : -1;
   }
   g.pipe = pipe;
+  sync_live(g);
 }
 
 void LaunchReplay::unpack_more(SimdgroupSlot& g) {
@@ -358,6 +394,7 @@ void LaunchReplay::arrive_at_barrier(int core, int local, Cycles t) {
   SimdgroupSlot& g = sg(core, local);
   const bool was_candidate = tgm_candidate(g);
   g.blocked = true;
+  sync_live(g);
   ++held_at_barrier_of(core, local);
   recount_tgm(core, local, was_candidate);
   g.barrier_issue = t;
@@ -384,6 +421,7 @@ void LaunchReplay::check_release(int core, int slot) {
     if (!g.live || !g.blocked) continue;
     const bool was_candidate = tgm_candidate(g);
     g.blocked = false;
+    sync_live(g);
     --held_at_barrier_of(core, local);
     recount_tgm(core, local, was_candidate);
     g.done[g.pc & g.done_mask] = release;

@@ -219,6 +219,7 @@ void LaunchReplay::finish_window(Partition& p) {
       if (next.dep >= 0 && static_cast<std::uint32_t>(next.dep) == op.op) {
         g.dep_ready = op.done;
         g.ready_at = std::max(g.order_ready, op.done);
+        sync_live(g);
         wake(op.core, op.local, g.ready_at);
       }
     }

@@ -47,10 +47,9 @@ LaunchReplay::AheadBounds LaunchReplay::ahead_bounds(int core, int k, Cycles t) 
   if (held_at_barrier_[at] == 0 && tgm_candidates_[at] == 0) return b;
   const Cycles barrier(device_.threadgroup_memory.threadgroup_barrier_cycles);
   const Scheduler& s = scheduler(core, k);
-  for (const int local : live_by_age(core, k)) {
-    const SimdgroupSlot& g = sg(core, local);
+  for (const LiveEntry& g : live_by_age(core, k)) {
     if (g.blocked) {
-      b.hard = std::min(b.hard, release_bound(core, local / sgs_per_tg_, t, barrier));
+      b.hard = std::min(b.hard, release_bound(core, g.local / sgs_per_tg_, t, barrier));
     } else if (g.pipe == Pipe::kThreadgroupMemory) {
       b.hard = std::min(b.hard, eligible(g, core, s));
     }
@@ -113,6 +112,7 @@ bool LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, const OpC
   }
   g.wait_from = last + Cycles(1);
   g.ready_at = last + Cycles(1);
+  sync_live(g);
   return true;
 }
 
@@ -120,12 +120,11 @@ LaunchReplay::AheadChoice LaunchReplay::choose_ahead(int core, int k, Cycles nex
   const Scheduler& s = scheduler(core, k);
   AheadChoice c;
   Cycles scanned = kNeverIssue;  // earliest eligibility of the simdgroups scanned so far
-  for (const int local : live_by_age(core, k)) {
-    const SimdgroupSlot& g = sg(core, local);
+  for (const LiveEntry& g : live_by_age(core, k)) {
     if (g.blocked || g.pipe == Pipe::kThreadgroupMemory) continue;
     const Cycles e = std::max(eligible(g, core, s), next);
     if (e < c.at) {  // the first eligible in age order; all scanned before it are older
-      c.chosen = local;
+      c.chosen = g.local;
       c.at = e;
       c.older = scanned;
       if (e == next) break;  // none can be eligible sooner
@@ -147,9 +146,8 @@ LaunchReplay::AheadChoice LaunchReplay::choose_ahead(int core, int k, Cycles nex
 Cycles LaunchReplay::others_eligible(int core, int k, int local) const {
   const Scheduler& s = scheduler(core, k);
   Cycles earliest = kNeverIssue;
-  for (const int other : live_by_age(core, k)) {
-    const SimdgroupSlot& g = sg(core, other);
-    if (other == local || g.blocked || g.pipe == Pipe::kThreadgroupMemory) continue;
+  for (const LiveEntry& g : live_by_age(core, k)) {
+    if (g.local == local || g.blocked || g.pipe == Pipe::kThreadgroupMemory) continue;
     earliest = std::min(earliest, eligible(g, core, s));
   }
   return earliest;

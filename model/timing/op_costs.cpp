@@ -73,11 +73,6 @@ OpCosts::Traits OpCosts::compute_traits(const sim::TraceOp& op) const {
   return Traits{.pipe = pipe, .wait_class = wait_class(op)};
 }
 
-const OpCost& OpCosts::alu(std::uint8_t kind) const {
-  MARLIN_CHECK(kind < sim::kAluKindCount, "ALU op kind is an AluKind");
-  return alu_[kind];
-}
-
 OpCost OpCosts::compute(const sim::TraceOp& op) const {
   switch (op.op) {
     case sim::OpClass::kShuffle:

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 
+#include "model/common/invariant.h"
 #include "model/device/device_spec.h"
 #include "model/timing/cycles.h"
 #include "model/timing/stall_class.h"
@@ -39,7 +40,10 @@ class OpCosts {
   explicit OpCosts(const model::PipeSpec& pipes);
 
   // Cost of one instruction of an ALU op of this kind (TraceOp::kind of OpClass::kAlu).
-  [[nodiscard]] const OpCost& alu(std::uint8_t kind) const;
+  [[nodiscard]] const OpCost& alu(std::uint8_t kind) const {
+    MARLIN_CHECK(kind < sim::kAluKindCount, "ALU op kind is an AluKind");
+    return alu_[kind];
+  }
   // Cost of a non-ALU compute op (shuffle, reduction, vote, matrix multiply/fill/copy).
   [[nodiscard]] OpCost compute(const sim::TraceOp& op) const;
 
