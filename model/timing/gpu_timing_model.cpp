@@ -58,6 +58,10 @@ GpuTimingModel::GpuTimingModel(const model::DeviceSpec& device, TimingOptions op
     throw InputError("timing options: replay_threads must be at least 1 (got " +
                      std::to_string(options_.replay_threads) + ")");
   }
+  if (options_.rebalance_windows < 0) {
+    throw InputError("timing options: rebalance_windows must be at least 0 (got " +
+                     std::to_string(options_.rebalance_windows) + ")");
+  }
   OpCosts check_pipes(device_.pipes);  // validates the pipe timings
   (void)check_pipes;
 }
@@ -101,6 +105,8 @@ TimingResult GpuTimingModel::replay(std::span<const LaunchInput> launches,
                                    .dram_counter = dram_counter ? &*dram_counter : nullptr,
                                    .batch_alu_runs = options_.batch_alu_runs,
                                    .threads = options_.replay_threads,
+                                   .balance = options_.partition_balance,
+                                   .rebalance_windows = options_.rebalance_windows,
                                    .parallel_gate = options_.parallel_gate,
                                    .threadgroups_ended = options_.threadgroups_ended};
   const Cycles dispatch_overhead =
@@ -126,6 +132,7 @@ TimingResult GpuTimingModel::replay(std::span<const LaunchInput> launches,
     LaunchReplay replay(replay_device, input, static_cast<int>(i), now, overhead);
     LaunchResult launch = replay.run();
     result.parallel_windows += replay.parallel_windows();
+    result.partition_moves += replay.partition_moves();
     launch.dram_bytes = memory.dram().stats().value("bytes") - dram_before;
     launch.instructions = counters.registry.value(counters.instructions) - instructions_before;
     now += launch.cycles;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -32,6 +33,7 @@
 #include "model/timing/op_costs.h"
 #include "model/timing/packed_trace.h"
 #include "model/timing/padded_array.h"
+#include "model/timing/partition_balance.h"
 #include "model/timing/progress_watchdog.h"
 #include "model/timing/threadgroup_memory_banks.h"
 #include "model/timing/timing_event_sink.h"
@@ -50,11 +52,13 @@ struct ReplayDevice {
   std::vector<std::unique_ptr<ThreadgroupMemoryBanks>>* banks = nullptr;  // one per core
   CoreCounters* counters = nullptr;
   IssuePolicy policy = IssuePolicy::kOldestFirst;
-  TimingEventSink* sink = nullptr;                   // optional
-  DramCounter* dram_counter = nullptr;               // with a sink: the windowed DRAM counter
-  bool batch_alu_runs = true;                        // TimingOptions::batch_alu_runs
-  int threads = 1;                                   // TimingOptions::replay_threads
-  const std::atomic<bool>* parallel_gate = nullptr;  // TimingOptions::parallel_gate
+  TimingEventSink* sink = nullptr;                       // optional
+  DramCounter* dram_counter = nullptr;                   // with a sink: the windowed DRAM counter
+  bool batch_alu_runs = true;                            // TimingOptions::batch_alu_runs
+  int threads = 1;                                       // TimingOptions::replay_threads
+  PartitionBalance balance = PartitionBalance::kByTime;  // TimingOptions::partition_balance
+  int rebalance_windows = 256;                           // TimingOptions::rebalance_windows
+  const std::atomic<bool>* parallel_gate = nullptr;      // TimingOptions::parallel_gate
   std::atomic<std::uint64_t>* threadgroups_ended = nullptr;  // TimingOptions::threadgroups_ended
 };
 
@@ -71,6 +75,8 @@ class LaunchReplay {
   LaunchResult run();
   // Windows run() advanced the cores in parallel (TimingOptions::replay_threads).
   [[nodiscard]] std::int64_t parallel_windows() const { return parallel_windows_; }
+  // Cores the parallel windows moved between threads (TimingOptions::partition_balance).
+  [[nodiscard]] std::int64_t partition_moves() const { return partition_moves_; }
 
  private:
   static constexpr int kFirstTgPipe = static_cast<int>(Pipe::kThreadgroupMemory);
@@ -212,7 +218,9 @@ class LaunchReplay {
     std::uint32_t pass = 0;  // visits of the cores at the cycle last_step
     Cycles tail_from;        // cycle of the first threadgroup end of the parallel part
     ProgressWatchdog watchdog;
+    std::chrono::steady_clock::duration busy{};  // in its windows since the last rebalance()
     DeferredLog log;
+    SettledHits settled;  // the L1 hits of the window's requests, counted apart from the log
     std::vector<PendingOp> pending;
     std::vector<DoneUpdate> done_updates;
     std::vector<PendingFinish> finishes;
@@ -231,6 +239,11 @@ class LaunchReplay {
   [[nodiscard]] bool parallel_ready() const;
   void run_parallel(Cycles t);
   void split_partitions(int count);
+  // Between rounds: moves cores between neighbouring partitions as device_.balance says,
+  // and notes each partition's next step in next_steps.
+  void rebalance(std::vector<Cycles>& next_steps);
+  // Gives `core`, the first or last of `from`, to its neighbour `to`, with its ends.
+  void move_core(int core, Partition& from, Partition& to);
   // Steps `p` through its window. `dispatching`: threadgroups were left to dispatch at the
   // round's start, so a threadgroup due ends the window (dispatch_round ends it).
   void run_window(Partition& p, bool dispatching);
@@ -529,7 +542,9 @@ class LaunchReplay {
   Cycles tail_start_;
   std::vector<Partition> parts_;
   std::int64_t parallel_windows_ = 0;
-  std::vector<Partition*> part_of_;  // per core: its partition (in parts_)
+  std::int64_t partition_moves_ = 0;
+  std::vector<int> sweep_direction_;  // PartitionBalance::kSweep: per boundary, its last move
+  std::vector<Partition*> part_of_;   // per core: its partition (in parts_)
 
   // Some simdgroup's first op uses the threadgroup-memory pipe (a newly dispatched simdgroup
   // may then win the grant at once).

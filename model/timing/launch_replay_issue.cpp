@@ -486,7 +486,7 @@ Cycles LaunchReplay::device_memory(int core, const sim::TraceOp& op, const sim::
     }
     for (const std::uint64_t line : lines) {
       const std::optional<Cycles> ready =
-          device_.memory->access_deferred(core, t, p.pass, line, is_write, p.log);
+          device_.memory->access_deferred(core, t, p.pass, line, is_write, p.log, p.settled);
       if (ready.has_value()) {
         done = std::max(done, *ready);
       } else {

@@ -16,8 +16,12 @@
 // known. Issuing ahead stops at the window's end. While threadgroups are left to dispatch, a
 // window ends no later than the next threadgroup end can come, and the next round starts with
 // one thread ending and dispatching as the serial replay does at that cycle (dispatch_round).
+// Between rounds a core may move to the neighbouring partition (rebalance): no request of
+// its is then logged, pending or unsettled, and each log still holds lower cores than the
+// next, so the order of the requests is the same.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <limits>
 #include <thread>
@@ -201,6 +205,7 @@ void LaunchReplay::resolve_logs() {
   logs.reserve(parts_.size());
   for (Partition& p : parts_) logs.push_back(&p.log);
   device_.memory->resolve_deferred(logs);
+  for (Partition& p : parts_) device_.memory->add_settled_hits(p.settled);
 }
 
 void LaunchReplay::finish_window(Partition& p) {
@@ -256,6 +261,62 @@ void LaunchReplay::pull_next_step(Partition& p) const {
   if (!p.ends.empty()) p.next = std::min(p.next, p.ends.top().at);
 }
 
+void LaunchReplay::rebalance(std::vector<Cycles>& next_steps) {
+  for (std::size_t i = 0; i + 1 < parts_.size(); ++i) {
+    Partition& earlier = parts_[i];
+    Partition& later = parts_[i + 1];
+    const int earlier_cores = earlier.end_core - earlier.first_core;
+    const int later_cores = later.end_core - later.first_core;
+    int move = 0;
+    if (device_.balance == PartitionBalance::kSweep) {
+      move = sweep_move(sweep_direction_[i], earlier_cores, later_cores);
+      if (move != 0) sweep_direction_[i] = move;
+    } else if (device_.balance == PartitionBalance::kByTime) {
+      const auto seconds = [](std::chrono::steady_clock::duration d) {
+        return std::chrono::duration<double>(d).count();
+      };
+      move = boundary_move(seconds(earlier.busy), earlier_cores, seconds(later.busy), later_cores);
+    }
+    if (move > 0) move_core(earlier.end_core - 1, earlier, later);
+    if (move < 0) move_core(later.first_core, later, earlier);
+  }
+  // A partition's next step is its cores' earliest wake or end (run_window stops at it and
+  // finish_window lowers it to them), so it is found again from its cores.
+  for (std::size_t i = 0; i < parts_.size(); ++i) {
+    Partition& p = parts_[i];
+    p.busy = {};
+    p.next = kNever;
+    pull_next_step(p);
+    next_steps[i] = p.next;
+  }
+}
+
+void LaunchReplay::move_core(int core, Partition& from, Partition& to) {
+  MARLIN_CHECK(from.end_core - from.first_core > 1, "a partition keeps at least one core");
+  std::vector<EndEvent> kept;
+  while (!from.ends.empty()) {
+    const EndEvent e = from.ends.top();
+    from.ends.pop();
+    if (e.core == core) {
+      to.ends.push(e);
+    } else {
+      kept.push_back(e);
+    }
+  }
+  for (const EndEvent& e : kept) from.ends.push(e);
+  if (core == from.first_core && to.end_core == core) {
+    ++from.first_core;
+    ++to.end_core;
+  } else {
+    MARLIN_CHECK(core == from.end_core - 1 && to.first_core == core + 1,
+                 "a partition gives a core at one of its ends to its neighbour there");
+    --from.end_core;
+    --to.first_core;
+  }
+  part_of_[static_cast<std::size_t>(core)] = &to;
+  ++partition_moves_;
+}
+
 void LaunchReplay::merge_partitions() {
   Partition& all = parts_.front();
   for (std::size_t i = 1; i < parts_.size(); ++i) {
@@ -286,6 +347,7 @@ void LaunchReplay::run_parallel(Cycles t) {
   // set its window, so they are copies: a partition's own `next` moves as soon as its thread
   // starts the next window.
   std::vector<Cycles> next_steps(static_cast<std::size_t>(count), t);
+  sweep_direction_.assign(static_cast<std::size_t>(count), 1);
   RoundBarrier barrier(count);
   // A failure in a round's windows or requests is read after its second barrier, one in its
   // finishing after its third, so that every thread stops in the same round.
@@ -310,9 +372,18 @@ void LaunchReplay::run_parallel(Cycles t) {
   Cycles dispatch_window_end = kNever;
   // A round: every thread runs its partition's window, the first makes the window's logged
   // requests, then every thread finishes its partition's pending ops and notes its next step.
+  // Every `rebalance_windows` rounds the first thread moves cores between the partitions
+  // while the others wait (every thread counts the rounds).
+  const std::int64_t rebalance_every =
+      device_.balance == PartitionBalance::kOff ? 0 : device_.rebalance_windows;
   const auto run_rounds = [&](int index) {
     Partition& p = parts_[static_cast<std::size_t>(index)];
-    for (;;) {
+    for (std::int64_t round = 0;; ++round) {
+      if (rebalance_every > 0 && round > 0 && round % rebalance_every == 0) {
+        if (index == 0) attempt(index, window_failed, [&] { rebalance(next_steps); });
+        barrier.arrive();  // the partitions have their cores and next steps
+        if (window_failed.load(std::memory_order_acquire)) return;
+      }
       const bool dispatched = dispatching;
       if (dispatched) {
         if (index == 0) {
@@ -327,7 +398,9 @@ void LaunchReplay::run_parallel(Cycles t) {
       const Cycles begin = *std::min_element(next_steps.begin(), next_steps.end());
       if (begin == kNever) return;
       p.window_end = dispatched ? dispatch_window_end : begin + window;
+      const auto window_start = std::chrono::steady_clock::now();
       attempt(index, window_failed, [&] { run_window(p, dispatched); });
+      p.busy += std::chrono::steady_clock::now() - window_start;
       barrier.arrive();  // every partition ran the window
       if (index == 0 && !window_failed.load(std::memory_order_acquire)) {
         ++parallel_windows_;

@@ -63,7 +63,7 @@ struct MemoryAccessResult {
 // (the L2 port, L2, SLC, DRAM and the hierarchy's counters) by resolve_deferred().
 struct DeferredAccess {
   enum class Kind : std::uint8_t {
-    kL1Hit,      // ready is known; resolution only counts it
+    kL1Hit,      // ready is known; resolution only counts it (a buffer's first counted load)
     kL1HitFill,  // an L1 hit on a line a deferred miss (`fill`) is still filling
     kL1Miss,
     kStore,
@@ -82,6 +82,15 @@ struct DeferredAccess {
 };
 using DeferredLog = std::vector<DeferredAccess>;
 
+// The L1 hits a thread's deferred accesses counted themselves (access_deferred): the
+// hierarchy's counters take them in add_settled_hits(). Counters are sums, so when they are
+// added does not change them.
+struct SettledHits {
+  std::int64_t loads = 0;
+  std::int64_t inflight_merges = 0;  // hits whose line was still filling
+  std::array<std::int64_t, kCountedBuffers> by_buffer{};
+};
+
 class MemoryHierarchy {
  public:
   // Uses memory's caches, link rate and DRAM figures, gpu.cores L1s and gpu.clock_hz to turn
@@ -95,11 +104,17 @@ class MemoryHierarchy {
   // Deferred accesses, for a replay whose cores advance side by side (launch_replay.h). Does
   // the per-core part of access() at once and appends the request to `log`; returns the ready
   // cycle when it is known now (an L1 hit on a line with no deferred fill in flight), else
-  // nothing. Touches only `core`'s L1, L1 port and link: threads may call it at once for
-  // different cores, each with its own log. A deferred result is never earlier than
-  // cycle + shared_latency().
+  // nothing. Such a hit is counted in `hits` instead of logged, unless it is the first load
+  // of a counted buffer whose counters are not registered yet (the log keeps their
+  // registration in the serial order). Touches only `core`'s L1, L1 port and link: threads
+  // may call it at once for different cores, each with its own log and hits. A deferred
+  // result is never earlier than cycle + shared_latency().
   std::optional<Cycles> access_deferred(int core, Cycles cycle, std::uint32_t pass,
-                                        std::uint64_t address, bool is_write, DeferredLog& log);
+                                        std::uint64_t address, bool is_write, DeferredLog& log,
+                                        SettledHits& hits);
+  // Adds the hits access_deferred() counted to the hierarchy's counters and clears them. Not
+  // while another thread calls access_deferred() with them.
+  void add_settled_hits(SettledHits& hits);
   // Does the shared part of every logged request and sets its `ready`, in the order a serial
   // replay calls access(): by cycle, then pass, then log (logs[i] holds the requests of lower
   // cores than logs[i + 1]), then place in the log. Results, caches and counters then equal

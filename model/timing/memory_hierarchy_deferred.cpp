@@ -13,7 +13,7 @@ Cycles MemoryHierarchy::shared_latency() const {
 
 std::optional<Cycles> MemoryHierarchy::access_deferred(int core, Cycles cycle, std::uint32_t pass,
                                                        std::uint64_t address, bool is_write,
-                                                       DeferredLog& log) {
+                                                       DeferredLog& log, SettledHits& hits) {
   MARLIN_CHECK(core >= 0 && core < cores(), "memory access from an existing core");
   const auto c = static_cast<std::size_t>(core);
   Level& l1 = l1_[c];
@@ -48,7 +48,16 @@ std::optional<Cycles> MemoryHierarchy::access_deferred(int core, Cycles cycle, s
     }
     a.kind = DeferredAccess::Kind::kL1Hit;
     a.ready = later(a.front, l1.fill_ready[frame]);
-    log.push_back(a);
+    // Registered only while requests are resolved, never while this runs.
+    const std::uint64_t buffer = address >> kBufferAddressShift;
+    const bool counted = buffer < kCountedBuffers;
+    if (counted && !buffers_[buffer].registered) {
+      log.push_back(a);
+      return a.ready;
+    }
+    ++hits.loads;
+    if (a.ready > a.front) ++hits.inflight_merges;
+    if (counted) ++hits.by_buffer[buffer];
     return a.ready;
   }
   a.kind = DeferredAccess::Kind::kL1Miss;
@@ -57,6 +66,19 @@ std::optional<Cycles> MemoryHierarchy::access_deferred(int core, Cycles cycle, s
   filling[frame] = static_cast<std::int32_t>(log.size());
   log.push_back(a);
   return std::nullopt;
+}
+
+void MemoryHierarchy::add_settled_hits(SettledHits& hits) {
+  stats_.add(loads_, hits.loads);
+  stats_.add(served_[static_cast<std::size_t>(MemoryLevel::kL1)], hits.loads);
+  stats_.add(inflight_merges_, hits.inflight_merges);
+  for (std::uint64_t buffer = 0; buffer < kCountedBuffers; ++buffer) {
+    const std::int64_t n = hits.by_buffer[buffer];
+    if (n == 0) continue;
+    MARLIN_CHECK(buffers_[buffer].registered, "a settled hit's buffer has its counters");
+    buffer_stats_.add(buffers_[buffer].served[static_cast<std::size_t>(MemoryLevel::kL1)], n);
+  }
+  hits = SettledHits{};
 }
 
 void MemoryHierarchy::resolve_one(DeferredLog& log, DeferredAccess& a) {

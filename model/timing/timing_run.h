@@ -14,6 +14,7 @@
 
 #include "model/device/device_spec.h"
 #include "model/timing/cycles.h"
+#include "model/timing/partition_balance.h"
 #include "model/timing/reuse_distance.h"
 #include "model/timing/stall_class.h"
 #include "model/timing/stats.h"
@@ -54,6 +55,14 @@ struct TimingOptions {
   // than the memory's shared latency (docs/timing-model.md, "Parallel replay"). The results
   // are the same at any count (tests compare them). Runs with an event sink use one.
   int replay_threads = 1;
+  // Replay speed only: how the parallel replay shares the cores among its threads. It first
+  // gives each thread a contiguous range of cores with about the same live simdgroups; with
+  // kByTime, every `rebalance_windows` windows (0: never) each boundary between two ranges
+  // moves by a core towards the range whose thread spent less time in its windows
+  // (partition_balance.h). The results are the same for any split (tests move the boundaries
+  // at every look: kSweep).
+  PartitionBalance partition_balance = PartitionBalance::kByTime;
+  int rebalance_windows = 256;
   // When set, the cores go side by side only once it reads true: a streamed run sets it when
   // its engine's workers are done, so that the replay beside them keeps to one thread and
   // leaves the other cores to them. The results do not depend on when it turns true.
@@ -120,8 +129,10 @@ struct TimingResult {
   HitRates hit_rates;
   std::vector<StatRecord> stats;  // "core.", "threadgroup_memory.", "coalescer.", "memory."
   ReuseDistances l2_reuse;        // with TimingOptions::l2_reuse_distances, else empty
-  // Replay bookkeeping, not a result (left out of ==): windows the replay ran in parallel.
+  // Replay bookkeeping, not a result (left out of ==): windows the replay ran in parallel,
+  // and cores it moved from one thread's range to another's (TimingOptions::partition_balance).
   std::int64_t parallel_windows = 0;
+  std::int64_t partition_moves = 0;
   friend bool operator==(const TimingResult& a, const TimingResult& b) {
     return a.total_cycles == b.total_cycles && a.seconds == b.seconds && a.launches == b.launches &&
            a.achieved_flops_per_s == b.achieved_flops_per_s &&

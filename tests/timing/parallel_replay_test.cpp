@@ -58,6 +58,38 @@ TEST(ParallelReplay, SameResultsAsSerial) {
   EXPECT_GT(windows, 200 * 2 * 10);
 }
 
+// Cores moved between the threads' partitions every round or few (PartitionBalance::kSweep,
+// which walks each boundary from end to end and back) change no result, nor does keeping the
+// first split (kOff).
+TEST(ParallelReplay, MovingCoresBetweenThreadsKeepsTheSerialResults) {
+  std::int64_t moves = 0;
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    const bool dense = seed > 40;
+    const sim::LaunchTrace launch = random_launch(seed, dense ? 24 : 10);
+    const LaunchInput input = testing::input_of(launch, 1 + static_cast<int>(seed % 4));
+    model::DeviceSpec device = device_of_seed(seed + 1);  // 3 and 4 cores first
+    if (seed % 4 == 1) device.memory.l1_bytes_per_cycle = 64;
+    const TimingResult serial = GpuTimingModel(device).run(input);
+    for (const int threads : {2, 3}) {
+      TimingOptions swept;
+      swept.replay_threads = threads;
+      swept.partition_balance = PartitionBalance::kSweep;
+      swept.rebalance_windows = 1 + static_cast<int>(seed % 3);
+      const TimingResult moved = GpuTimingModel(device, swept).run(input);
+      ASSERT_EQ(moved, serial) << "seed " << seed << ", " << threads << " threads";
+      moves += moved.partition_moves;
+      TimingOptions kept;
+      kept.replay_threads = threads;
+      kept.partition_balance = PartitionBalance::kOff;
+      const TimingResult fixed = GpuTimingModel(device, kept).run(input);
+      ASSERT_EQ(fixed, serial) << "seed " << seed << ", " << threads << " threads";
+      EXPECT_EQ(fixed.partition_moves, 0);
+    }
+  }
+  // The comparison is about moved cores: they moved thousands of times.
+  EXPECT_GT(moves, 1000);
+}
+
 // With a gate (TimingOptions::parallel_gate; a streamed run opens it when its engine is done)
 // the cores go side by side only once it is open, whenever that is, and the results are the
 // serial ones: gate closed throughout, open from the start, and opened by another thread
@@ -130,6 +162,12 @@ TEST(ParallelReplay, EventSinkKeepsTheSerialReplay) {
 TEST(ParallelReplay, RefusesFewerThanOneThread) {
   TimingOptions options;
   options.replay_threads = 0;
+  EXPECT_THROW(GpuTimingModel(testing::test_device(), options), InputError);
+}
+
+TEST(ParallelReplay, RefusesANegativeRebalancePeriod) {
+  TimingOptions options;
+  options.rebalance_windows = -1;
   EXPECT_THROW(GpuTimingModel(testing::test_device(), options), InputError);
 }
 
