@@ -159,6 +159,10 @@ void LaunchReplay::issue_ahead(int core, int k, Cycles t) {
   AheadBounds bounds = ahead_bounds(core, k, t);
   AheadChoice c;
   SimdgroupSlot* g = nullptr;  // the chosen simdgroup
+  // Where issuing ahead stops, nothing of the scheduler's can issue before `earliest`: its
+  // compute choice, or the bound on its threadgroup-memory ops and held simdgroups. It sleeps
+  // until then instead of being visited for nothing (what else wakes it calls wake()).
+  const auto stop = [&s](Cycles earliest) { s.wake = std::max(s.wake, earliest); };
   for (;;) {
     const Cycles next = s.last_issue + Cycles(1);
     if (next >= bounds.hard) return;
@@ -172,19 +176,21 @@ void LaunchReplay::issue_ahead(int core, int k, Cycles t) {
       c.at = next;
     } else {
       c = choose_ahead(core, k, next);
-      if (c.chosen < 0) return;
+      if (c.chosen < 0) return stop(bounds.hard);
       g = &sg(core, c.chosen);
     }
-    if (c.at >= bounds.hard || (c.at > next && c.at > bounds.gap)) return;
+    if (c.at >= bounds.hard || (c.at > next && c.at > bounds.gap)) {
+      return stop(std::min(c.at, bounds.hard));
+    }
     const sim::TraceOp& op = g->ops[g->pc & g->ops_mask];
     // Memory ops, barriers and the trace's last instruction affect other simdgroups: the
     // normal path issues them at their cycle.
-    if (!sim::is_compute(op.op)) return;
+    if (!sim::is_compute(op.op)) return stop(c.at);
     const bool in_run = op.op == sim::OpClass::kAlu && g->run_left > 0;
     const std::uint32_t left = op.op == sim::OpClass::kAlu
                                    ? (in_run ? g->run_left : std::max<std::uint32_t>(op.count, 1))
                                    : 1;
-    if (left == 1 && g->pc + 1 >= g->op_count) return;
+    if (left == 1 && g->pc + 1 >= g->op_count) return stop(c.at);
     bool issued = false;
     if (in_run && g->run_left > 1 && c.chosen == s.last_issued) {
       // The rest of the run in one step, before any other simdgroup could be chosen: in
