@@ -423,7 +423,7 @@ LaunchResult launch(const LaunchSpec& spec) {
       }
       for (std::thread& t : threads) t.join();
     }
-    if (!probing && spec.options.workers_done != nullptr) *spec.options.workers_done = true;
+    if (!probing && spec.options.workers_done) spec.options.workers_done();
     if (feeder.joinable()) feeder.join();
     if (failure) std::rethrow_exception(failure);
   };

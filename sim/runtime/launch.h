@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -105,9 +106,10 @@ struct LaunchOptions {
   // process (Linux: nice 10; ignored elsewhere), so that a thread consuming the traces as they
   // come, such as a streamed replay, gets a core whenever it can run. Results do not change.
   bool workers_yield = false;
-  // Set once the workers have run every threadgroup, when the sink may still be taking the
-  // translated threadgroups' traces (a consumer may then take the host's cores).
-  std::atomic<bool>* workers_done = nullptr;
+  // Called once, on the launch's thread, when the workers have run every threadgroup of the
+  // last pass, while the sink may still be taking the translated threadgroups' traces (a
+  // consumer may then take the host's cores, and the engine's own work is over).
+  std::function<void()> workers_done;
   // Incremented (relaxed) each time a worker is done with a threadgroup of the launch's last
   // pass: when launch() returns it has grown by the threadgroups run (a slice's, or all). For
   // a progress display; results do not depend on it.

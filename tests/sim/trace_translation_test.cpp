@@ -158,7 +158,7 @@ TiledRun run_tiled(MatmulParams p, AlikeThreadgroups alike, unsigned host_thread
   s.options.alike = alike;
   s.options.host_threads = host_threads;
   s.options.trace_sink = sink;
-  s.options.workers_done = workers_done;
+  if (workers_done != nullptr) s.options.workers_done = [workers_done] { *workers_done = true; };
   s.options.threadgroups_done = threadgroups_done;
   TiledRun run{launch(s), {}};
   for (const _Float16 v : c) run.c.push_back(static_cast<float>(v));

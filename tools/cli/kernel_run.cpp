@@ -265,7 +265,8 @@ kernels::GemmRun run_whole(const model::DeviceSpec& device, const KernelRunReque
 // replay (timing/trace_stream.h) on a thread of its own, which starts once the engine has
 // validated the launch: the replay of a launch's first waves overlaps the engine's run of its
 // later ones, and only the resident threadgroups' traces are held. The results are those of
-// run_whole(); timing_seconds is the replay's time after the engine ended.
+// run_whole(). functional_seconds ends when the engine's workers have run every threadgroup,
+// timing_seconds is the replay's time after that.
 kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRequest& request,
                               const kernels::GemmOperands& operands, KernelRunReport& report,
                               FullRunProgress& progress) {
@@ -303,7 +304,13 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
   // more host threads only once the engine's workers are done.
   options.workers_yield = true;
   std::atomic<bool> workers_done{false};
-  options.workers_done = &workers_done;
+  // The engine's work ends with its workers'; what follows until run_gemm() returns is its
+  // last translated threadgroups waiting for the replay to take them.
+  std::optional<Clock::time_point> workers_end;
+  options.workers_done = [&] {
+    workers_end = Clock::now();
+    workers_done.store(true, std::memory_order_relaxed);
+  };
   options.threadgroups_done = &progress.run;
   timing::TimingOptions replay_options = replay_timing_options(request);
   replay_options.parallel_gate = &workers_done;
@@ -332,8 +339,8 @@ kernels::GemmRun run_streamed(const model::DeviceSpec& device, const KernelRunRe
     stream.abort();  // the replay stops waiting for threadgroups
   }
   workers_done.store(true, std::memory_order_relaxed);  // also when the engine failed
-  report.functional_seconds = seconds_since(start);
-  const Clock::time_point engine_end = Clock::now();
+  const Clock::time_point engine_end = workers_end.value_or(Clock::now());
+  report.functional_seconds = std::chrono::duration<double>(engine_end - start).count();
   std::exception_ptr replay_error;
   try {
     report.timing = timed.get();

@@ -80,7 +80,7 @@ struct KernelRunReport {
   std::int64_t unwritten = 0;     // output elements left poisoned
   double functional_seconds = 0;  // host wall time of the engine
   double timing_seconds = 0;      // host wall time of the timing model (streamed:
-                                  // after the engine ended)
+                                  // after the engine's workers ended)
   // Host processor time of every thread of the process over the same span as the two wall
   // times above (sampled runs: the whole sampled run), user and system.
   double host_cpu_seconds = 0;

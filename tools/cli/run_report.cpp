@@ -241,7 +241,7 @@ void print_run_report(std::ostream& out, const model::DeviceSpec& device,
                             : std::string())
           : std::string(),
       format_seconds(r.timing_seconds),
-      r.streamed ? " after the engine, which the replay ran beside" : "",
+      r.streamed ? " after the engine's workers, which the replay ran beside" : "",
       format_rate(instructions_per_second(r), "instr/s"),
       format_rate(static_cast<double>(t.total_cycles.count()) /
                       std::max(1e-9, r.functional_seconds + r.timing_seconds),
