@@ -120,7 +120,8 @@ TEST(CliStream, TheReportSaysWhetherTheReplayRanBesideTheEngine) {
   EXPECT_EQ(json.at("simulator").at("streamed"), true);
   const CliResult text = run_cli({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32",
                                   "--m", "16", "--n", "512", "--k", "256"});
-  EXPECT_THAT(text.out, HasSubstr("(timing after the engine's workers, which the replay ran beside)"));
+  EXPECT_THAT(text.out,
+              HasSubstr("(timing after the engine's workers, which the replay ran beside)"));
 }
 
 }  // namespace
