@@ -21,7 +21,6 @@
 #include "model/common/input_error.h"
 #include "model/timing/gpu_timing_model.h"
 #include "model/timing/trace_stream.h"
-#include "sim/runtime/thread_priority.h"
 #include "tools/cli/format.h"
 #include "tools/cli/host_cpu.h"
 #include "tools/cli/host_memory.h"
@@ -435,28 +434,22 @@ struct PendingTiming {
   std::int64_t l2_bytes = 0;  // the L2 capacity it replays with (sample_l2_bytes)
 };
 
-// Replays `job` on `device` on a thread of its own; `job` must outlive the future. A replay
-// `behind` another runs at a lower scheduling priority (sim/runtime/thread_priority.h), so that
-// the longer one, which ends the sampled run, keeps a host core to itself; results do not
-// change.
+// Replays `job` on `device` on a thread of its own; `job` must outlive the future.
 std::future<timing::TimingResult> replay_async(const PendingTiming& job, model::DeviceSpec device,
-                                               timing::TimingOptions options, bool behind) {
-  return std::async(std::launch::async, [&job, device = std::move(device), options, behind] {
-    if (behind) sim::lower_this_threads_priority();
+                                               timing::TimingOptions options) {
+  return std::async(std::launch::async, [&job, device = std::move(device), options] {
     return timing::GpuTimingModel(device, options).run(job.inputs, nullptr);
   });
 }
 
-// Replays every pending run on the device `device_for` gives it, each on its own thread; the
-// last (the longest K) ahead of the others.
+// Replays every pending run on the device `device_for` gives it, each on its own thread.
 template <class DeviceFor>
 std::vector<timing::TimingResult> replay_all(
     const std::vector<std::unique_ptr<PendingTiming>>& pending, DeviceFor device_for,
     const timing::TimingOptions& options) {
   std::vector<std::future<timing::TimingResult>> timed;
-  for (std::size_t i = 0; i < pending.size(); ++i) {
-    timed.push_back(
-        replay_async(*pending[i], device_for(*pending[i]), options, i + 1 < pending.size()));
+  for (const std::unique_ptr<PendingTiming>& job : pending) {
+    timed.push_back(replay_async(*job, device_for(*job), options));
   }
   std::vector<timing::TimingResult> runs;
   for (std::future<timing::TimingResult>& result : timed) runs.push_back(result.get());
@@ -548,8 +541,6 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     const std::unique_ptr<kernels::ProblemOperands> drawn_operands = drawn[i].get();
     const kernels::ProblemOperands& in = *drawn_operands;
     const Clock::time_point functional_start = Clock::now();
-    // Behind the longest K's replay, which by then runs beside it, as that sample's replay is.
-    options.workers_yield = i + 1 < samples;
     kernels::GemmRun run =
         kernels::run_gemm(report.kernel, q, in.operands, engine_limits(device), options);
     report.functional_seconds += seconds_since(functional_start);
@@ -568,7 +559,7 @@ void run_sampled(const model::DeviceSpec& device, const KernelRunRequest& reques
     for (const sim::LaunchTrace& trace : job.launches.traces) traces.push_back(&trace);
     job.inputs =
         timing_inputs(dispatches, traces, report.useful_flops, request.max_resident_threadgroups);
-    timed[i] = replay_async(job, device_for(job, false), replay_options, i + 1 < samples);
+    timed[i] = replay_async(job, device_for(job, false), replay_options);
   }
   std::vector<timing::TimingResult> runs;
   for (std::future<timing::TimingResult>& result : timed) runs.push_back(result.get());
