@@ -62,6 +62,14 @@ GpuTimingModel::GpuTimingModel(const model::DeviceSpec& device, TimingOptions op
     throw InputError("timing options: rebalance_windows must be at least 0 (got " +
                      std::to_string(options_.rebalance_windows) + ")");
   }
+  if (!(options_.min_host_share >= 0 && options_.min_host_share <= 1)) {
+    throw InputError("timing options: min_host_share must be from 0 to 1 (got " +
+                     std::to_string(options_.min_host_share) + ")");
+  }
+  if (options_.alternate_parallel < 0) {
+    throw InputError("timing options: alternate_parallel must be at least 0 (got " +
+                     std::to_string(options_.alternate_parallel) + ")");
+  }
   OpCosts check_pipes(device_.pipes);  // validates the pipe timings
   (void)check_pipes;
 }
@@ -108,6 +116,8 @@ TimingResult GpuTimingModel::replay(std::span<const LaunchInput> launches,
                                    .balance = options_.partition_balance,
                                    .rebalance_windows = options_.rebalance_windows,
                                    .parallel_gate = options_.parallel_gate,
+                                   .min_host_share = options_.min_host_share,
+                                   .alternate_parallel = options_.alternate_parallel,
                                    .threadgroups_ended = options_.threadgroups_ended};
   const Cycles dispatch_overhead =
       cycles_ceil_from_seconds(device_.dispatch.dispatch_overhead_s, gpu);
@@ -133,6 +143,7 @@ TimingResult GpuTimingModel::replay(std::span<const LaunchInput> launches,
     LaunchResult launch = replay.run();
     result.parallel_windows += replay.parallel_windows();
     result.partition_moves += replay.partition_moves();
+    result.parallel_stops += replay.parallel_stops();
     launch.dram_bytes = memory.dram().stats().value("bytes") - dram_before;
     launch.instructions = counters.registry.value(counters.instructions) - instructions_before;
     now += launch.cycles;

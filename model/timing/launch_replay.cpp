@@ -275,9 +275,11 @@ LaunchResult LaunchReplay::run() {
   dispatch(t);
   for (;;) {
     if (parallel_ready()) {
-      run_parallel(t);
-      break;
+      t = run_parallel(t);
+      if (t == kNever) break;
+      continue;  // the host was busy: serial steps from t
     }
+    --serial_steps_left_;
     Partition& all = parts_.front();
     watchdog.step(progress(), t);
     if (!all.ends.empty() && all.ends.top().at <= t) {

@@ -59,6 +59,8 @@ struct ReplayDevice {
   PartitionBalance balance = PartitionBalance::kByTime;  // TimingOptions::partition_balance
   int rebalance_windows = 256;                           // TimingOptions::rebalance_windows
   const std::atomic<bool>* parallel_gate = nullptr;      // TimingOptions::parallel_gate
+  double min_host_share = 0.6;                           // TimingOptions::min_host_share
+  int alternate_parallel = 0;                            // TimingOptions::alternate_parallel
   std::atomic<std::uint64_t>* threadgroups_ended = nullptr;  // TimingOptions::threadgroups_ended
 };
 
@@ -77,6 +79,8 @@ class LaunchReplay {
   [[nodiscard]] std::int64_t parallel_windows() const { return parallel_windows_; }
   // Cores the parallel windows moved between threads (TimingOptions::partition_balance).
   [[nodiscard]] std::int64_t partition_moves() const { return partition_moves_; }
+  // Times the parallel windows stopped before the launch's end for serial steps.
+  [[nodiscard]] std::int64_t parallel_stops() const { return parallel_stops_; }
 
  private:
   static constexpr int kFirstTgPipe = static_cast<int>(Pipe::kThreadgroupMemory);
@@ -219,6 +223,10 @@ class LaunchReplay {
     Cycles tail_from;        // cycle of the first threadgroup end of the parallel part
     ProgressWatchdog watchdog;
     std::chrono::steady_clock::duration busy{};  // in its windows since the last rebalance()
+    // Its thread's processor time over wall time since the last look (leave_parallel).
+    double host_share = 1;
+    std::chrono::steady_clock::time_point wall_mark;
+    std::chrono::nanoseconds cpu_mark{};
     DeferredLog log;
     SettledHits settled;  // the L1 hits of the window's requests, counted apart from the log
     std::vector<PendingOp> pending;
@@ -237,7 +245,13 @@ class LaunchReplay {
   Cycles step_cores(Partition& p, Cycles t);
   // Whether the rest of the launch may run in parallel windows, and that run.
   [[nodiscard]] bool parallel_ready() const;
-  void run_parallel(Cycles t);
+  // Runs the cores in parallel windows from t until the launch ends (returns kNever) or the
+  // host gives its threads too little of its cores (ReplayDevice::min_host_share; returns the
+  // cycle the serial replay goes on from, with one partition again).
+  Cycles run_parallel(Cycles t);
+  // Whether the threads of the round just run should stop: each measured its share of a host
+  // core since the last look (Partition::host_share), or alternate_parallel says so.
+  [[nodiscard]] bool leave_parallel(std::int64_t round) const;
   void split_partitions(int count);
   // Between rounds: moves cores between neighbouring partitions as device_.balance says,
   // and notes each partition's next step in next_steps.
@@ -543,6 +557,11 @@ class LaunchReplay {
   std::vector<Partition> parts_;
   std::int64_t parallel_windows_ = 0;
   std::int64_t partition_moves_ = 0;
+  std::int64_t parallel_stops_ = 0;
+  // After the parallel part stopped early: serial steps before it may start again, and how
+  // many the next stop waits (doubling up to a bound).
+  std::int64_t serial_steps_left_ = 0;
+  std::int64_t serial_steps_next_ = 0;
   std::vector<int> sweep_direction_;  // PartitionBalance::kSweep: per boundary, its last move
   std::vector<Partition*> part_of_;   // per core: its partition (in parts_)
 

@@ -18,10 +18,13 @@
 // one thread ending and dispatching as the serial replay does at that cycle (dispatch_round).
 // Between rounds a core may move to the neighbouring partition (rebalance): no request of
 // its is then logged, pending or unsettled, and each log still holds lower cores than the
-// next, so the order of the requests is the same.
+// next, so the order of the requests is the same. For the same reason the partitions may
+// merge between rounds and the serial replay go on from there (a host short of cores for the
+// threads: leave_parallel), and split again later.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <exception>
 #include <limits>
 #include <thread>
@@ -35,6 +38,18 @@ namespace {
 constexpr Cycles kNever(std::numeric_limits<std::int64_t>::max() / 4);
 // Windows shorter than this would synchronize the threads too often to gain anything.
 constexpr Cycles kMinWindow(16);
+// How often the threads measure their share of the host's cores (rounds), and how many
+// serial steps follow the first stop of a parallel part for a busy host, and at most.
+constexpr std::int64_t kHostShareRounds = 32;
+constexpr std::int64_t kFirstSerialSteps = std::int64_t{1} << 14;
+constexpr std::int64_t kMostSerialSteps = std::int64_t{1} << 24;
+
+// Processor time of the calling thread.
+std::chrono::nanoseconds thread_cpu_time() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
 
 // Lets `count` threads step through rounds together: every thread calls arrive() once per
 // round and returns when all have. Spins (the threads have cores to themselves while the
@@ -65,6 +80,7 @@ class RoundBarrier {
 
 bool LaunchReplay::parallel_ready() const {
   return device_.threads > 1 && device_.sink == nullptr && next_threadgroup_ > 0 &&
+         serial_steps_left_ <= 0 &&
          device_.memory->shared_latency() >= kMinWindow && parts_.size() == 1 && cores_ > 1 &&
          (device_.parallel_gate == nullptr ||
           device_.parallel_gate->load(std::memory_order_relaxed));
@@ -328,6 +344,7 @@ void LaunchReplay::merge_partitions() {
     all.resident_sg_cycles += p.resident_sg_cycles;
     all.ended += p.ended;
     all.tail_from = std::min(all.tail_from, p.tail_from);
+    for (; !p.ends.empty(); p.ends.pop()) all.ends.push(p.ends.top());
   }
   if (tail_start_ == kNever) tail_start_ = all.tail_from;
   parts_.resize(1);
@@ -338,7 +355,13 @@ void LaunchReplay::merge_partitions() {
   std::fill(part_of_.begin(), part_of_.end(), &all);
 }
 
-void LaunchReplay::run_parallel(Cycles t) {
+bool LaunchReplay::leave_parallel(std::int64_t round) const {
+  if (device_.alternate_parallel > 0) return round % device_.alternate_parallel == 0;
+  return std::any_of(parts_.begin(), parts_.end(),
+                     [&](const Partition& p) { return p.host_share < device_.min_host_share; });
+}
+
+Cycles LaunchReplay::run_parallel(Cycles t) {
   const int count = std::min(device_.threads, cores_);
   split_partitions(count);
   for (Partition& p : parts_) p.next = t;
@@ -376,9 +399,30 @@ void LaunchReplay::run_parallel(Cycles t) {
   // while the others wait (every thread counts the rounds).
   const std::int64_t rebalance_every =
       device_.balance == PartitionBalance::kOff ? 0 : device_.rebalance_windows;
+  // Every `look_every` rounds each thread notes its share of a host core, and the first
+  // decides whether they all stop (leave_parallel), set before the look's second barrier.
+  const std::int64_t look_every =
+      device_.alternate_parallel > 0 ? device_.alternate_parallel
+                                     : (device_.min_host_share > 0 ? kHostShareRounds : 0);
+  bool stop = false;
   const auto run_rounds = [&](int index) {
     Partition& p = parts_[static_cast<std::size_t>(index)];
+    p.wall_mark = std::chrono::steady_clock::now();
+    p.cpu_mark = thread_cpu_time();
     for (std::int64_t round = 0;; ++round) {
+      if (look_every > 0 && round > 0 && round % look_every == 0) {
+        const auto wall = std::chrono::steady_clock::now();
+        const std::chrono::nanoseconds cpu = thread_cpu_time();
+        const std::chrono::duration<double> spent = wall - p.wall_mark;
+        p.host_share = std::chrono::duration<double>(cpu - p.cpu_mark).count() /
+                       std::max(spent.count(), 1e-9);
+        p.wall_mark = wall;
+        p.cpu_mark = cpu;
+        barrier.arrive();  // every thread noted its share
+        if (index == 0) stop = leave_parallel(round);
+        barrier.arrive();
+        if (stop) return;
+      }
       if (rebalance_every > 0 && round > 0 && round % rebalance_every == 0) {
         if (index == 0) attempt(index, window_failed, [&] { rebalance(next_steps); });
         barrier.arrive();  // the partitions have their cores and next steps
@@ -423,6 +467,17 @@ void LaunchReplay::run_parallel(Cycles t) {
     if (e != nullptr) std::rethrow_exception(e);
   }
   merge_partitions();
+  if (!stop) return kNever;
+  ++parallel_stops_;
+  // The rounds stopped between two: the serial replay goes on from the earliest next step, as
+  // the next round would have begun there.
+  if (device_.alternate_parallel > 0) {
+    serial_steps_left_ = device_.alternate_parallel;
+  } else {
+    serial_steps_next_ = std::clamp(2 * serial_steps_next_, kFirstSerialSteps, kMostSerialSteps);
+    serial_steps_left_ = serial_steps_next_;
+  }
+  return *std::min_element(next_steps.begin(), next_steps.end());
 }
 
 }  // namespace marlin::timing

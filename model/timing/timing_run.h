@@ -67,6 +67,16 @@ struct TimingOptions {
   // its engine's workers are done, so that the replay beside them keeps to one thread and
   // leaves the other cores to them. The results do not depend on when it turns true.
   const std::atomic<bool>* parallel_gate = nullptr;
+  // Replay speed only: every 32 windows each thread of a parallel replay
+  // measures the share of a host core it ran on; below this share for any of them (a host
+  // busy with other work), the windows, which wait for every thread, would wait for the host's
+  // scheduler: the replay goes on serially, and tries its threads again later, each time
+  // after twice as many serial steps (docs/timing-model.md, "Parallel replay"). 0: never.
+  // The results are the same either way.
+  double min_host_share = 0.6;
+  // Tests only: instead of measuring the host, alternate parallel parts of this many windows
+  // with serial parts of this many steps (0: off). The results are the same.
+  int alternate_parallel = 0;
   // When set, incremented (relaxed) as each threadgroup ends in the replay, on whichever host
   // thread ends it. For a progress display; the results do not depend on it.
   std::atomic<std::uint64_t>* threadgroups_ended = nullptr;
@@ -130,9 +140,11 @@ struct TimingResult {
   std::vector<StatRecord> stats;  // "core.", "threadgroup_memory.", "coalescer.", "memory."
   ReuseDistances l2_reuse;        // with TimingOptions::l2_reuse_distances, else empty
   // Replay bookkeeping, not a result (left out of ==): windows the replay ran in parallel,
-  // and cores it moved from one thread's range to another's (TimingOptions::partition_balance).
+  // cores it moved from one thread's range to another's (TimingOptions::partition_balance),
+  // and times it stopped the windows for serial steps (TimingOptions::min_host_share).
   std::int64_t parallel_windows = 0;
   std::int64_t partition_moves = 0;
+  std::int64_t parallel_stops = 0;
   friend bool operator==(const TimingResult& a, const TimingResult& b) {
     return a.total_cycles == b.total_cycles && a.seconds == b.seconds && a.launches == b.launches &&
            a.achieved_flops_per_s == b.achieved_flops_per_s &&

@@ -159,6 +159,60 @@ TEST(ParallelReplay, EventSinkKeepsTheSerialReplay) {
   EXPECT_EQ(r, GpuTimingModel(testing::test_device()).run(testing::input_of(launch, 2)));
 }
 
+// Parallel parts that stop for serial steps and start again, as on a host busy with other
+// work (TimingOptions::min_host_share; alternate_parallel makes the stops regular), keep the
+// serial results: every stop merges the threads' cores, threadgroup ends and counters, and the
+// serial steps go on from the round the parallel part stopped before.
+TEST(ParallelReplay, SerialStepsBetweenParallelPartsKeepTheSerialResults) {
+  std::int64_t stops = 0;
+  std::int64_t windows = 0;
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    const bool dense = seed > 40;
+    const sim::LaunchTrace launch = random_launch(seed, dense ? 24 : 10);
+    const LaunchInput input = testing::input_of(launch, 1 + static_cast<int>(seed % 4));
+    model::DeviceSpec device = device_of_seed(seed);
+    if (seed % 4 == 1) device.memory.l1_bytes_per_cycle = 64;
+    const TimingResult serial = GpuTimingModel(device).run(input);
+    for (const int threads : {2, 3}) {
+      TimingOptions alternating;
+      alternating.replay_threads = threads;
+      alternating.alternate_parallel = 1 + static_cast<int>(seed % 5);
+      if (seed % 3 == 0) {
+        alternating.partition_balance = PartitionBalance::kSweep;
+        alternating.rebalance_windows = 1;
+      }
+      const TimingResult b = GpuTimingModel(device, alternating).run(input);
+      ASSERT_EQ(b, serial) << "seed " << seed << ", " << threads << " threads";
+      stops += b.parallel_stops;
+      windows += b.parallel_windows;
+    }
+  }
+  // The comparison is about stopped parallel parts: thousands of stops, between windows run.
+  EXPECT_GT(stops, 1000);
+  EXPECT_GT(windows, stops);
+}
+
+// A host that gives the threads their cores keeps the replay parallel to the end.
+TEST(ParallelReplay, AnIdleHostKeepsTheWindowsToTheEnd) {
+  const sim::LaunchTrace launch = random_launch(7, 24);
+  const LaunchInput input = testing::input_of(launch, 2);
+  TimingOptions options;
+  options.replay_threads = 2;
+  options.min_host_share = 0;  // never measured as too low
+  const TimingResult r = GpuTimingModel(device_of_seed(7), options).run(input);
+  EXPECT_GT(r.parallel_windows, 0);
+  EXPECT_EQ(r.parallel_stops, 0);
+}
+
+TEST(ParallelReplay, RefusesOutOfRangeHostShareAndAlternation) {
+  TimingOptions share;
+  share.min_host_share = 1.5;
+  EXPECT_THROW(GpuTimingModel(testing::test_device(), share), InputError);
+  TimingOptions alternate;
+  alternate.alternate_parallel = -1;
+  EXPECT_THROW(GpuTimingModel(testing::test_device(), alternate), InputError);
+}
+
 TEST(ParallelReplay, RefusesFewerThanOneThread) {
   TimingOptions options;
   options.replay_threads = 0;
