@@ -225,8 +225,6 @@ class LaunchReplay {
     std::chrono::steady_clock::duration busy{};  // in its windows since the last rebalance()
     // Its thread's processor time over wall time since the last look (leave_parallel).
     double host_share = 1;
-    std::chrono::steady_clock::time_point wall_mark;
-    std::chrono::nanoseconds cpu_mark{};
     DeferredLog log;
     SettledHits settled;  // the L1 hits of the window's requests, counted apart from the log
     std::vector<PendingOp> pending;

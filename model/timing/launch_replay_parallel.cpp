@@ -80,8 +80,8 @@ class RoundBarrier {
 
 bool LaunchReplay::parallel_ready() const {
   return device_.threads > 1 && device_.sink == nullptr && next_threadgroup_ > 0 &&
-         serial_steps_left_ <= 0 &&
-         device_.memory->shared_latency() >= kMinWindow && parts_.size() == 1 && cores_ > 1 &&
+         serial_steps_left_ <= 0 && device_.memory->shared_latency() >= kMinWindow &&
+         parts_.size() == 1 && cores_ > 1 &&
          (device_.parallel_gate == nullptr ||
           device_.parallel_gate->load(std::memory_order_relaxed));
 }
@@ -401,23 +401,23 @@ Cycles LaunchReplay::run_parallel(Cycles t) {
       device_.balance == PartitionBalance::kOff ? 0 : device_.rebalance_windows;
   // Every `look_every` rounds each thread notes its share of a host core, and the first
   // decides whether they all stop (leave_parallel), set before the look's second barrier.
-  const std::int64_t look_every =
-      device_.alternate_parallel > 0 ? device_.alternate_parallel
-                                     : (device_.min_host_share > 0 ? kHostShareRounds : 0);
+  const std::int64_t look_every = device_.alternate_parallel > 0
+                                      ? device_.alternate_parallel
+                                      : (device_.min_host_share > 0 ? kHostShareRounds : 0);
   bool stop = false;
   const auto run_rounds = [&](int index) {
     Partition& p = parts_[static_cast<std::size_t>(index)];
-    p.wall_mark = std::chrono::steady_clock::now();
-    p.cpu_mark = thread_cpu_time();
+    auto wall_mark = std::chrono::steady_clock::now();
+    std::chrono::nanoseconds cpu_mark = thread_cpu_time();
     for (std::int64_t round = 0;; ++round) {
       if (look_every > 0 && round > 0 && round % look_every == 0) {
         const auto wall = std::chrono::steady_clock::now();
         const std::chrono::nanoseconds cpu = thread_cpu_time();
-        const std::chrono::duration<double> spent = wall - p.wall_mark;
-        p.host_share = std::chrono::duration<double>(cpu - p.cpu_mark).count() /
-                       std::max(spent.count(), 1e-9);
-        p.wall_mark = wall;
-        p.cpu_mark = cpu;
+        const std::chrono::duration<double> spent = wall - wall_mark;
+        p.host_share =
+            std::chrono::duration<double>(cpu - cpu_mark).count() / std::max(spent.count(), 1e-9);
+        wall_mark = wall;
+        cpu_mark = cpu;
         barrier.arrive();  // every thread noted its share
         if (index == 0) stop = leave_parallel(round);
         barrier.arrive();

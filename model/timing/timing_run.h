@@ -67,12 +67,12 @@ struct TimingOptions {
   // its engine's workers are done, so that the replay beside them keeps to one thread and
   // leaves the other cores to them. The results do not depend on when it turns true.
   const std::atomic<bool>* parallel_gate = nullptr;
-  // Replay speed only: every 32 windows each thread of a parallel replay
-  // measures the share of a host core it ran on; below this share for any of them (a host
-  // busy with other work), the windows, which wait for every thread, would wait for the host's
-  // scheduler: the replay goes on serially, and tries its threads again later, each time
-  // after twice as many serial steps (docs/timing-model.md, "Parallel replay"). 0: never.
-  // The results are the same either way.
+  // Replay speed only: every 32 windows each thread of a parallel replay measures the share
+  // of a host core it ran on; below this share for any of them (a host busy with other work),
+  // the windows, which wait for every thread, would wait for the host's scheduler: the replay
+  // goes on serially, and tries its threads again later, each time after twice as many
+  // serial steps (docs/timing-model.md, "Parallel replay"). 0: never. The results are the
+  // same either way.
   double min_host_share = 0.6;
   // Tests only: instead of measuring the host, alternate parallel parts of this many windows
   // with serial parts of this many steps (0: off). The results are the same.
