@@ -84,6 +84,7 @@ class LaunchReplay {
 
  private:
   static constexpr int kFirstTgPipe = static_cast<int>(Pipe::kThreadgroupMemory);
+  static constexpr std::size_t kPipeEntries = static_cast<std::size_t>(Pipe::kNone) + 1;
 
   // A live simdgroup in its scheduler's age list, with copies of the fields the scans of
   // that list read (select, the grant, issuing ahead), so that a scan reads one contiguous
@@ -157,7 +158,10 @@ class LaunchReplay {
     Cycles wake;            // try to issue no earlier than this
     Cycles last_issue{-1};  // cycle of the last issue
     int last_issued = -1;   // simdgroup slot that issued last (greedy policy)
-    std::array<Cycles, kSchedulerPipeCount> pipe_free{};
+    // Per pipe (Pipe): free from this cycle. The scheduler's own pipes are set as they issue;
+    // the threadgroup-memory entry mirrors the core's tgm_free_ and kNone's stays 0, so that
+    // eligible() reads one entry whatever the pipe.
+    std::array<Cycles, kPipeEntries> pipe_free{};
     std::array<Cycles, kSchedulerPipeCount> pipe_last_issue{};
     std::array<StallClass, kSchedulerPipeCount> pipe_holder{};
   };
@@ -325,19 +329,14 @@ class LaunchReplay {
   void end_threadgroup(int core, int slot);
   // Schedulers.
   void try_issue(int core, int scheduler, Cycles t);
-  // The first cycle an op on `pipe`, ready from `ready_at`, may issue on scheduler `s` of
-  // `core`: once its pipe is free too (a scheduler pipe of `s`, or the core's
-  // threadgroup-memory pipe). For a simdgroup, of its next op (ops[pc]).
-  [[nodiscard]] Cycles eligible(Cycles ready_at, Pipe pipe, int core, const Scheduler& s) const {
-    const auto index = static_cast<std::size_t>(pipe);
-    if (index < kSchedulerPipeCount) return std::max(ready_at, s.pipe_free[index]);
-    if (pipe == Pipe::kThreadgroupMemory) {
-      return std::max(ready_at, tgm_free_[static_cast<std::size_t>(core)]);
-    }
-    return ready_at;
+  // The first cycle an op on `pipe`, ready from `ready_at`, may issue on scheduler `s`: once
+  // its pipe is free too (a scheduler pipe of `s`, or its core's threadgroup-memory pipe,
+  // which Scheduler::pipe_free mirrors). For a simdgroup, of its next op (ops[pc]).
+  [[nodiscard]] static Cycles eligible(Cycles ready_at, Pipe pipe, const Scheduler& s) {
+    return later(ready_at, s.pipe_free[static_cast<std::size_t>(pipe)]);
   }
-  [[nodiscard]] Cycles eligible(const SimdgroupSlot& g, int core, const Scheduler& s) const {
-    return eligible(g.ready_at, g.pipe, core, s);
+  [[nodiscard]] static Cycles eligible(const SimdgroupSlot& g, const Scheduler& s) {
+    return eligible(g.ready_at, g.pipe, s);
   }
   // The simdgroup scheduler k of `core` would issue at t (-1: none) under the issue policy;
   // when none is eligible, `earliest` receives the first cycle one of them may become so.
@@ -439,8 +438,8 @@ class LaunchReplay {
     g.listed->blocked = g.blocked;
   }
   // eligible() of the simdgroup `e` lists, from the copies.
-  [[nodiscard]] Cycles eligible(const LiveEntry& e, int core, const Scheduler& s) const {
-    return eligible(e.ready_at, e.pipe, core, s);
+  [[nodiscard]] static Cycles eligible(const LiveEntry& e, const Scheduler& s) {
+    return eligible(e.ready_at, e.pipe, s);
   }
   void add_live(int core, int local);
   void remove_live(int core, int local);

@@ -22,11 +22,11 @@ constexpr int kBufferShift = kBufferAddressShift;
 
 void LaunchReplay::wake(int core, int local, Cycles at) {
   Scheduler& s = scheduler(core, local % schedulers_);
-  s.wake = std::min(s.wake, std::max(at, s.last_issue + Cycles(1)));
+  s.wake = earlier(s.wake, later(at, s.last_issue + Cycles(1)));
   Cycles& woken = part(core).woken;
-  woken = std::min(woken, s.wake);
+  woken = earlier(woken, s.wake);
   Cycles& core_wake = core_wake_[static_cast<std::size_t>(core)];
-  core_wake = std::min(core_wake, s.wake);
+  core_wake = earlier(core_wake, s.wake);
 }
 
 void LaunchReplay::add_live(int core, int local) {
@@ -63,12 +63,12 @@ int LaunchReplay::select(int core, int k, Cycles t, bool tgm_granted, Cycles& ea
   for (const LiveEntry& g : live_by_age(core, k)) {
     if (g.blocked) continue;
     const int local = g.local;
-    Cycles e = eligible(g, core, s);
+    Cycles e = eligible(g, s);
     const bool tgm = g.pipe == Pipe::kThreadgroupMemory;
     // Without the grant a threadgroup-memory op waits at least until the next cycle.
     if (tgm && !tgm_granted && e <= t) e = t + Cycles(1);
     if (e > t) {
-      earliest = std::min(earliest, e);
+      earliest = earlier(earliest, e);
       continue;
     }
     if (tgm) return local;  // eligible only with the grant, which takes precedence
@@ -78,7 +78,7 @@ int LaunchReplay::select(int core, int k, Cycles t, bool tgm_granted, Cycles& ea
   // `earliest` is complete only when nothing is eligible, the one case the caller reads it.
   if (device_.policy == IssuePolicy::kGreedyThenOldest && s.last_issued >= 0 && best >= 0) {
     const SimdgroupSlot& g = sg(core, s.last_issued);
-    if (g.live && !g.blocked && g.pipe != Pipe::kThreadgroupMemory && eligible(g, core, s) <= t) {
+    if (g.live && !g.blocked && g.pipe != Pipe::kThreadgroupMemory && eligible(g, s) <= t) {
       return s.last_issued;
     }
   }
@@ -121,17 +121,17 @@ void LaunchReplay::classify_wait(SimdgroupSlot& g, Cycles t, Cycles pipe_last_is
                                  Cycles pipe_free, StallClass holder, Charge charge) {
   Cycles x = g.wait_from;
   if (g.barrier_until > x) {
-    const Cycles b = std::min(t, g.barrier_until);
+    const Cycles b = earlier(t, g.barrier_until);
     charge(StallClass::kBarrierWait, x, b);
     x = b;
   }
   if (g.dep_ready > x) {
-    const Cycles d = std::min(t, g.dep_ready);
+    const Cycles d = earlier(t, g.dep_ready);
     charge(g.dep_class, x, d);
     x = d;
   }
-  const Cycles busy_from = std::max(x, pipe_last_issue + Cycles(1));
-  const Cycles busy_to = std::min(t, pipe_free);
+  const Cycles busy_from = later(x, pipe_last_issue + Cycles(1));
+  const Cycles busy_to = earlier(t, pipe_free);
   if (busy_to > busy_from) {
     charge(StallClass::kIssueWait, x, busy_from);
     charge(holder, busy_from, busy_to);
@@ -327,7 +327,7 @@ void LaunchReplay::prepare_next_inline(int core, int local, Cycles order_ready) 
         device_.costs->traits(g.ops[static_cast<std::uint32_t>(op.dep) & g.ops_mask]).wait_class;
   }
   g.order_ready = order_ready;
-  g.ready_at = std::max(order_ready, g.dep_ready);
+  g.ready_at = later(order_ready, g.dep_ready);
   // `g` is live and not held at a barrier here: it is a grant candidate exactly when its
   // pipe is threadgroup memory.
   const Pipe pipe = pipe_of(op);
@@ -519,6 +519,9 @@ Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
     busy += banks.access(mask, std::span<const LaneAccess>(lanes.data(), n)).busy_cycles;
   }
   tgm_free_[static_cast<std::size_t>(core)] = t + busy;
+  for (int k = 0; k < schedulers_; ++k) {
+    scheduler(core, k).pipe_free[static_cast<std::size_t>(Pipe::kThreadgroupMemory)] = t + busy;
+  }
   tgm_next_[static_cast<std::size_t>(core)] =
       (tgm_grant_[static_cast<std::size_t>(core)] + 1) % schedulers_;
   // The first bank pass returns after the latency; each further pass adds one cycle.

@@ -49,9 +49,9 @@ LaunchReplay::AheadBounds LaunchReplay::ahead_bounds(int core, int k, Cycles t) 
   const Scheduler& s = scheduler(core, k);
   for (const LiveEntry& g : live_by_age(core, k)) {
     if (g.blocked) {
-      b.hard = std::min(b.hard, release_bound(core, g.local / sgs_per_tg_, t, barrier));
+      b.hard = earlier(b.hard, release_bound(core, g.local / sgs_per_tg_, t, barrier));
     } else if (g.pipe == Pipe::kThreadgroupMemory) {
-      b.hard = std::min(b.hard, eligible(g, core, s));
+      b.hard = earlier(b.hard, eligible(g, s));
     }
     if (b.hard <= t + Cycles(1)) return b;  // nothing can issue ahead
   }
@@ -65,9 +65,9 @@ Cycles LaunchReplay::release_bound(int core, int slot, Cycles t, Cycles barrier)
   for (int i = 0; i < sgs_per_tg_; ++i) {
     const SimdgroupSlot& g = sg(core, slot * sgs_per_tg_ + i);
     if (!g.live || g.blocked) continue;
-    bound = std::min(bound, last_issue_bound(g, t));
+    bound = earlier(bound, last_issue_bound(g, t));
   }
-  return std::max(bound, t);
+  return later(bound, t);
 }
 
 bool LaunchReplay::batch_alu_run(int core, int k, int local, Cycles t, const OpCost& cost,
@@ -122,21 +122,21 @@ LaunchReplay::AheadChoice LaunchReplay::choose_ahead(int core, int k, Cycles nex
   Cycles scanned = kNeverIssue;  // earliest eligibility of the simdgroups scanned so far
   for (const LiveEntry& g : live_by_age(core, k)) {
     if (g.blocked || g.pipe == Pipe::kThreadgroupMemory) continue;
-    const Cycles e = std::max(eligible(g, core, s), next);
+    const Cycles e = later(eligible(g, s), next);
     if (e < c.at) {  // the first eligible in age order; all scanned before it are older
       c.chosen = g.local;
       c.at = e;
       c.older = scanned;
       if (e == next) break;  // none can be eligible sooner
     }
-    scanned = std::min(scanned, e);
+    scanned = earlier(scanned, e);
   }
   if (device_.policy == IssuePolicy::kGreedyThenOldest && s.last_issued >= 0 &&
       s.last_issued != c.chosen) {
     // Greedy keeps the simdgroup that issued last when it is eligible in the chosen cycle.
     const SimdgroupSlot& last = sg(core, s.last_issued);
     if (last.live && !last.blocked && last.pipe != Pipe::kThreadgroupMemory &&
-        eligible(last, core, s) <= c.at) {
+        eligible(last, s) <= c.at) {
       c.chosen = s.last_issued;
     }
   }
@@ -148,7 +148,7 @@ Cycles LaunchReplay::others_eligible(int core, int k, int local) const {
   Cycles earliest = kNeverIssue;
   for (const LiveEntry& g : live_by_age(core, k)) {
     if (g.local == local || g.blocked || g.pipe == Pipe::kThreadgroupMemory) continue;
-    earliest = std::min(earliest, eligible(g, core, s));
+    earliest = earlier(earliest, eligible(g, s));
   }
   return earliest;
 }
@@ -171,7 +171,7 @@ void LaunchReplay::issue_ahead(int core, int k, Cycles t) {
     // (the pipes get busier), so while it is eligible in consecutive cycles, before every
     // older one (oldest first) or at all (greedy), it stays the choice. (Compute instructions
     // never hold it at a barrier; a threadgroup-memory op next is left to the grant.)
-    if (g != nullptr && g->pipe != Pipe::kThreadgroupMemory && eligible(*g, core, s) <= next &&
+    if (g != nullptr && g->pipe != Pipe::kThreadgroupMemory && eligible(*g, s) <= next &&
         (!oldest_first || next < c.older)) {
       c.at = next;
     } else {
@@ -211,7 +211,7 @@ void LaunchReplay::issue_ahead(int core, int k, Cycles t) {
     }
     // A threadgroup-memory op next may take the core's grant once eligible.
     if (g->pipe == Pipe::kThreadgroupMemory) {
-      bounds.hard = std::min(bounds.hard, eligible(*g, core, s));
+      bounds.hard = earlier(bounds.hard, eligible(*g, s));
     }
   }
 }
