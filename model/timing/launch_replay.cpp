@@ -93,7 +93,6 @@ LaunchReplay::LaunchReplay(const ReplayDevice& device, const LaunchInput& input,
   held_at_barrier_.assign(scheds_.size(), 0);
   free_slots_.assign(static_cast<std::size_t>(cores_), resident_);
   resident_sgs_.assign(static_cast<std::size_t>(cores_), 0);
-  tgm_free_.assign(static_cast<std::size_t>(cores_), Cycles(0));
   tgm_next_.assign(static_cast<std::size_t>(cores_), 0);
   tgm_grant_.assign(static_cast<std::size_t>(cores_), -1);
   core_wake_.assign(static_cast<std::size_t>(cores_), kNever);

@@ -159,8 +159,9 @@ class LaunchReplay {
     Cycles last_issue{-1};  // cycle of the last issue
     int last_issued = -1;   // simdgroup slot that issued last (greedy policy)
     // Per pipe (Pipe): free from this cycle. The scheduler's own pipes are set as they issue;
-    // the threadgroup-memory entry mirrors the core's tgm_free_ and kNone's stays 0, so that
-    // eligible() reads one entry whatever the pipe.
+    // the threadgroup-memory entry, the core's shared pipe, is set in every scheduler of the
+    // core at once (threadgroup_memory()); kNone's stays 0. So eligible() reads one entry
+    // whatever the pipe.
     std::array<Cycles, kPipeEntries> pipe_free{};
     std::array<Cycles, kSchedulerPipeCount> pipe_last_issue{};
     std::array<StallClass, kSchedulerPipeCount> pipe_holder{};
@@ -330,8 +331,8 @@ class LaunchReplay {
   // Schedulers.
   void try_issue(int core, int scheduler, Cycles t);
   // The first cycle an op on `pipe`, ready from `ready_at`, may issue on scheduler `s`: once
-  // its pipe is free too (a scheduler pipe of `s`, or its core's threadgroup-memory pipe,
-  // which Scheduler::pipe_free mirrors). For a simdgroup, of its next op (ops[pc]).
+  // its pipe is free too (a scheduler pipe of `s`, or its core's threadgroup-memory pipe).
+  // For a simdgroup, of its next op (ops[pc]).
   [[nodiscard]] static Cycles eligible(Cycles ready_at, Pipe pipe, const Scheduler& s) {
     return later(ready_at, s.pipe_free[static_cast<std::size_t>(pipe)]);
   }
@@ -513,6 +514,10 @@ class LaunchReplay {
   [[nodiscard]] const Scheduler& scheduler(int core, int k) const {
     return scheds_[static_cast<std::size_t>(core * schedulers_ + k)];
   }
+  // The cycle the threadgroup-memory pipe of `core` is free from (its schedulers agree).
+  [[nodiscard]] Cycles tgm_free(int core) const {
+    return scheduler(core, 0).pipe_free[static_cast<std::size_t>(Pipe::kThreadgroupMemory)];
+  }
   ThreadgroupSlot& tg(int core, int slot) {
     return tgs_[static_cast<std::size_t>(core * resident_ + slot)];
   }
@@ -594,7 +599,6 @@ class LaunchReplay {
   PaddedArray<int> held_at_barrier_;  // per scheduler: see held_at_barrier_of()
   PaddedArray<int> free_slots_;       // per core
   PaddedArray<int> resident_sgs_;     // per core
-  PaddedArray<Cycles> tgm_free_;      // per core: threadgroup-memory pipe free from
   PaddedArray<int> tgm_next_;      // per core: scheduler first in line for the pipe (round robin)
   PaddedArray<int> tgm_grant_;     // per core: scheduler granted the pipe in the current cycle
   PaddedArray<Cycles> core_wake_;  // per core: earliest wake of its schedulers

@@ -86,7 +86,7 @@ int LaunchReplay::select(int core, int k, Cycles t, bool tgm_granted, Cycles& ea
 }
 
 int LaunchReplay::grant_threadgroup_memory(int core, Cycles t) {
-  if (tgm_free_[static_cast<std::size_t>(core)] > t) return -1;
+  if (tgm_free(core) > t) return -1;
   const int first = tgm_next_[static_cast<std::size_t>(core)];
   for (int i = 0; i < schedulers_; ++i) {
     const int k = first + i < schedulers_ ? first + i : first + i - schedulers_;
@@ -150,16 +150,14 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   const auto pipe = static_cast<std::size_t>(g.pipe);
 
   // Classify the wait since the previous issue with the pipe state before this issue.
-  Cycles pipe_free(0);
+  const Cycles pipe_free = s.pipe_free[pipe];
   Cycles pipe_last_issue(0);
   StallClass holder = StallClass::kAluBusy;
   if (pipe < kSchedulerPipeCount) {
-    pipe_free = s.pipe_free[pipe];
     pipe_last_issue = s.pipe_last_issue[pipe];
     holder = s.pipe_holder[pipe];
     s.pipe_last_issue[pipe] = t;
   } else if (g.pipe == Pipe::kThreadgroupMemory) {
-    pipe_free = tgm_free_[static_cast<std::size_t>(core)];
     // Shared by the core's schedulers: busy for this simdgroup even in the cycle of the
     // previous access, which another scheduler may have issued.
     pipe_last_issue = Cycles(-1);
@@ -518,7 +516,6 @@ Cycles LaunchReplay::threadgroup_memory(int core, const sim::TraceOp& op,
     const LaneMask mask = gather_lanes(lanes, stored, from, n, false, shifts);
     busy += banks.access(mask, std::span<const LaneAccess>(lanes.data(), n)).busy_cycles;
   }
-  tgm_free_[static_cast<std::size_t>(core)] = t + busy;
   for (int k = 0; k < schedulers_; ++k) {
     scheduler(core, k).pipe_free[static_cast<std::size_t>(Pipe::kThreadgroupMemory)] = t + busy;
   }
