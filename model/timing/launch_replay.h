@@ -228,7 +228,7 @@ class LaunchReplay {
     Cycles tail_from;        // cycle of the first threadgroup end of the parallel part
     ProgressWatchdog watchdog;
     std::chrono::steady_clock::duration busy{};  // in its windows since the last rebalance()
-    // Its thread's processor time over wall time since the last look (leave_parallel).
+    // Its thread's share of a host core since the last look (host_share.h; leave_parallel).
     double host_share = 1;
     DeferredLog log;
     SettledHits settled;  // the L1 hits of the window's requests, counted apart from the log

@@ -24,12 +24,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <ctime>
 #include <exception>
 #include <limits>
 #include <thread>
 
 #include "model/common/invariant.h"
+#include "model/timing/host_share.h"
 #include "model/timing/launch_replay.h"
 
 namespace marlin::timing {
@@ -43,13 +43,6 @@ constexpr Cycles kMinWindow(16);
 constexpr std::int64_t kHostShareRounds = 32;
 constexpr std::int64_t kFirstSerialSteps = std::int64_t{1} << 14;
 constexpr std::int64_t kMostSerialSteps = std::int64_t{1} << 24;
-
-// Processor time of the calling thread.
-std::chrono::nanoseconds thread_cpu_time() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
-}
 
 // Lets `count` threads step through rounds together: every thread calls arrive() once per
 // round and returns when all have. Spins (the threads have cores to themselves while the
@@ -407,17 +400,12 @@ Cycles LaunchReplay::run_parallel(Cycles t) {
   bool stop = false;
   const auto run_rounds = [&](int index) {
     Partition& p = parts_[static_cast<std::size_t>(index)];
-    auto wall_mark = std::chrono::steady_clock::now();
-    std::chrono::nanoseconds cpu_mark = thread_cpu_time();
+    ThreadTimes mark = thread_times_now();
     for (std::int64_t round = 0;; ++round) {
       if (look_every > 0 && round > 0 && round % look_every == 0) {
-        const auto wall = std::chrono::steady_clock::now();
-        const std::chrono::nanoseconds cpu = thread_cpu_time();
-        const std::chrono::duration<double> spent = wall - wall_mark;
-        p.host_share =
-            std::chrono::duration<double>(cpu - cpu_mark).count() / std::max(spent.count(), 1e-9);
-        wall_mark = wall;
-        cpu_mark = cpu;
+        const ThreadTimes now = thread_times_now();
+        p.host_share = host_share(mark, now);
+        mark = now;
         barrier.arrive();  // every thread noted its share
         if (index == 0) stop = leave_parallel(round);
         barrier.arrive();

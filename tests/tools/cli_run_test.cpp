@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "tests/tools/cli_runner.h"
 
@@ -43,6 +44,30 @@ TEST(CliRun, ReportsTheHostProcessorTimeOfItsEngineAndTimingModel) {
     // over the wall time of the same span.
     EXPECT_GT(cpu, 0) << simulator;
     EXPECT_DOUBLE_EQ(simulator.at("host_cores_busy").get<double>(), cpu / wall) << simulator;
+  }
+}
+
+// The replay's bookkeeping of its host threads: no windows on one thread; on two, a whole grid
+// sampled (its launches replayed from traces in memory, not streamed) runs in windows.
+TEST(CliRun, ReportsTheParallelReplaysWindowsMovesAndStops) {
+  for (const int threads : {1, 2}) {
+    const nlohmann::json simulator =
+        run_json({"run", "--kernel", "marlin_gemm_fused_fp4", "--tile", "64x64x32", "--m", "16",
+                  "--n", "4096", "--k", "1024", "--sample", "--host-threads",
+                  std::to_string(threads), "--json"})
+            .at("simulator");
+    const auto windows = simulator.at("parallel_windows").get<std::int64_t>();
+    const auto moves = simulator.at("partition_moves").get<std::int64_t>();
+    const auto stops = simulator.at("parallel_stops").get<std::int64_t>();
+    if (threads == 1) {
+      EXPECT_EQ(windows, 0) << simulator;
+      EXPECT_EQ(moves, 0) << simulator;
+      EXPECT_EQ(stops, 0) << simulator;
+    } else {
+      EXPECT_GT(windows, 0) << simulator;
+      EXPECT_GE(moves, 0) << simulator;
+      EXPECT_GE(stops, 0) << simulator;
+    }
   }
 }
 

@@ -313,7 +313,10 @@ nlohmann::json run_report_json(const model::DeviceSpec& device, const KernelRunR
         {"threadgroups", r.threadgroups},
         {"translated_threadgroups", r.translated_threadgroups},
         {"batched_threadgroups", r.batched_threadgroups},
-        {"instructions_per_second", instructions_per_second(r)}}},
+        {"instructions_per_second", instructions_per_second(r)},
+        {"parallel_windows", t.parallel_windows},
+        {"partition_moves", t.partition_moves},
+        {"parallel_stops", t.parallel_stops}}},
   };
   if (r.check_error) {
     json["check"] = {{"relative_frobenius_error", *r.check_error},
