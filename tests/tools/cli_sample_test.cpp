@@ -365,6 +365,28 @@ TEST(CliBench, QuickRunReportsEveryCaseAgainstItsTarget) {
     EXPECT_NE(note.find("engine "), std::string::npos) << cases[timed];
     EXPECT_NE(note.find(" + timing "), std::string::npos) << cases[timed];
   }
+  // The full decode run's note says how its replay went on the host threads: in windows once
+  // the engine's workers are done (a one-wave launch of 64 threadgroups on 40 cores), unless
+  // the host has one core; each stop leaves windows before it.
+  {
+    std::string note = cases[0].at("note").get<std::string>();
+    std::erase(note, ',');
+    const std::size_t at = note.find("parallel replay: ");
+    ASSERT_NE(at, std::string::npos) << note;
+    long long windows = -1;
+    long long stops = -1;
+    ASSERT_EQ(std::sscanf(note.c_str() + at, "parallel replay: %lld windows %lld stops", &windows,
+                          &stops),
+              2)
+        << note;
+    if (host_cores() >= 2) {
+      EXPECT_GT(windows, 0) << note;
+    } else {
+      EXPECT_EQ(windows, 0) << note;
+    }
+    EXPECT_GE(stops, 0) << note;
+    EXPECT_LE(stops, windows) << note;
+  }
   for (const nlohmann::json& c : cases) {
     if (c.at("measured").is_null()) {
       EXPECT_FALSE(c.at("note").get<std::string>().empty());  // says why it was not run

@@ -136,6 +136,14 @@ std::string split(const KernelRunReport& r) {
                      format_seconds(r.timing_seconds));
 }
 
+// "parallel replay: 16,273 windows, 0 stops": the windows the run's replay advanced its cores
+// in on the host threads, and how often it left them for the serial replay because the host
+// gave a thread too little of its core, which tells a busy host's slow run from a slow build.
+std::string parallel_part(const KernelRunReport& r) {
+  return fmt::format("parallel replay: {} windows, {} stops", format_count(r.timing.parallel_windows),
+                     format_count(r.timing.parallel_stops));
+}
+
 // Host cores busy on average over a timed case (host processor time over wall time), in
 // percent of the host's `cores`.
 double busy_percent(double cores_busy, unsigned cores) { return 100 * cores_busy / cores; }
@@ -180,7 +188,8 @@ std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, boo
                   .target = quick ? 2.0 * 1024 / 11008 : 2.0,
                   .measured = wall(decode.best),
                   .note = join_note({quick ? "--quick: K = 1024, target scaled by K" : "",
-                                     split(decode.best), spread(decode.walls)})});
+                                     split(decode.best), parallel_part(decode.best),
+                                     spread(decode.walls)})});
   rows.push_back({.name = "simdgroup instructions per second per host core",
                   .unit = "instr/s",
                   .target = 5e6,
