@@ -140,7 +140,8 @@ std::string split(const KernelRunReport& r) {
 // in on the host threads, and how often it left them for the serial replay because the host
 // gave a thread too little of its core, which tells a busy host's slow run from a slow build.
 std::string parallel_part(const KernelRunReport& r) {
-  return fmt::format("parallel replay: {} windows, {} stops", format_count(r.timing.parallel_windows),
+  return fmt::format("parallel replay: {} windows, {} stops",
+                     format_count(r.timing.parallel_windows),
                      format_count(r.timing.parallel_stops));
 }
 
@@ -183,13 +184,13 @@ std::vector<BenchRow> run_bench(const model::DeviceSpec& device, bool quick, boo
   note("full fidelity " + shape(16, 4096, decode_k));
   const Repeated decode =
       run_repeated(device, fused_request(16, 4096, decode_k, false, threads), repeat);
-  rows.push_back({.name = "full fidelity, fused 64x64x32, " + shape(16, 4096, decode_k),
-                  .unit = "s",
-                  .target = quick ? 2.0 * 1024 / 11008 : 2.0,
-                  .measured = wall(decode.best),
-                  .note = join_note({quick ? "--quick: K = 1024, target scaled by K" : "",
-                                     split(decode.best), parallel_part(decode.best),
-                                     spread(decode.walls)})});
+  rows.push_back(
+      {.name = "full fidelity, fused 64x64x32, " + shape(16, 4096, decode_k),
+       .unit = "s",
+       .target = quick ? 2.0 * 1024 / 11008 : 2.0,
+       .measured = wall(decode.best),
+       .note = join_note({quick ? "--quick: K = 1024, target scaled by K" : "", split(decode.best),
+                          parallel_part(decode.best), spread(decode.walls)})});
   rows.push_back({.name = "simdgroup instructions per second per host core",
                   .unit = "instr/s",
                   .target = 5e6,
