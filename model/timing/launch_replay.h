@@ -347,6 +347,19 @@ class LaunchReplay {
   // from tgm_next_, whose choice at t is a threadgroup-memory op; -1 if none.
   int grant_threadgroup_memory(int core, Cycles t);
   void issue(int core, int scheduler, int local, Cycles t);
+  // issue() of the first instruction of an ALU op (ops[pc], run_left 0) of a simdgroup with
+  // nothing to classify since its last issue (wait_from == t), the case of a simdgroup that
+  // goes on from one ALU op to the next in consecutive cycles: the same effects, without the
+  // wait's classification and the switch on the op's class. Returns the op's cost.
+  const OpCost& issue_alu_start(int core, int scheduler, int local, Cycles t);
+  // The ALU part of an issue at t of an instruction of `op` (ops[pc], an ALU op whose kind
+  // costs `cost`), once the wait before it is classified and the issue counted: the pipe, the
+  // ALU count and the run. Returns whether it was the run's last instruction, whose
+  // completion of the op is the caller's.
+  [[gnu::always_inline]] static bool issue_alu_instruction(SimdgroupSlot& g, Scheduler& s,
+                                                           CoreCounters& counters,
+                                                           const sim::TraceOp& op,
+                                                           const OpCost& cost, Cycles t);
   // After op pc of `local` issued its last instruction at t: records its completion `done`
   // (`pending`: its PendingOp, or -1) and moves on to the next op, ready from `order_ready`.
   void complete_op(int core, int local, Cycles done, StallClass wait_class, std::int32_t pending,

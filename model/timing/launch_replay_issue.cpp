@@ -141,6 +141,27 @@ void LaunchReplay::classify_wait(SimdgroupSlot& g, Cycles t, Cycles pipe_last_is
   g.barrier_until = Cycles(0);
 }
 
+bool LaunchReplay::issue_alu_instruction(SimdgroupSlot& g, Scheduler& s, CoreCounters& counters,
+                                         const sim::TraceOp& op, const OpCost& cost, Cycles t) {
+  const auto pipe = static_cast<std::size_t>(g.pipe);
+  s.pipe_free[pipe] = t + cost.throughput;
+  s.pipe_holder[pipe] = StallClass::kAluBusy;
+  counters.registry.increment(counters.alu_instructions);
+  if (g.run_left == 0) {
+    g.run_left = std::max<std::uint32_t>(op.count, 1);
+    if (g.pc == 0 || g.ops[(g.pc - 1) & g.ops_mask].op != sim::OpClass::kAlu) {
+      g.segment_start = t;
+    }
+  }
+  if (--g.run_left == 0) return true;
+  // More instructions of the run: independent of each other, limited by the pipe only.
+  g.wait_from = t + Cycles(1);
+  g.dep_ready = Cycles(0);
+  g.ready_at = t + Cycles(1);
+  sync_live(g);
+  return false;
+}
+
 void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   SimdgroupSlot& g = sg(core, local);
   Scheduler& s = scheduler(core, k);
@@ -187,23 +208,7 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   switch (op.op) {
     case sim::OpClass::kAlu: {
       const OpCost& cost = device_.costs->alu(op.kind);
-      s.pipe_free[pipe] = t + cost.throughput;
-      s.pipe_holder[pipe] = StallClass::kAluBusy;
-      counters.registry.increment(counters.alu_instructions);
-      if (g.run_left == 0) {
-        g.run_left = std::max<std::uint32_t>(op.count, 1);
-        if (g.pc == 0 || g.ops[(g.pc - 1) & g.ops_mask].op != sim::OpClass::kAlu) {
-          g.segment_start = t;
-        }
-      }
-      if (--g.run_left > 0) {
-        // More instructions of the run: independent of each other, limited by the pipe only.
-        g.wait_from = t + Cycles(1);
-        g.dep_ready = Cycles(0);
-        g.ready_at = t + Cycles(1);
-        sync_live(g);
-        return;
-      }
+      if (!issue_alu_instruction(g, s, counters, op, cost, t)) return;
       done = alu_done(g, op, cost, t);
       break;
     }
@@ -267,6 +272,32 @@ void LaunchReplay::issue(int core, int k, int local, Cycles t) {
   }
   complete_op_inline(core, local, done, device_.costs->traits(op).wait_class, pending, t,
                      order_ready);
+}
+
+const OpCost& LaunchReplay::issue_alu_start(int core, int k, int local, Cycles t) {
+  SimdgroupSlot& g = sg(core, local);
+  const sim::TraceOp& op = g.ops[g.pc & g.ops_mask];
+  MARLIN_CHECK(op.op == sim::OpClass::kAlu && g.run_left == 0 && g.wait_from == t &&
+                   static_cast<std::size_t>(g.pipe) < kSchedulerPipeCount,
+               "an ALU op starts where its simdgroup's last issue left off");
+  // classify_wait() over the empty [wait_from, t) charges nothing and clears barrier_until.
+  g.barrier_until = Cycles(0);
+  Scheduler& s = scheduler(core, k);
+  s.pipe_last_issue[static_cast<std::size_t>(g.pipe)] = t;
+  Partition& p = part(core);
+  if (device_.sink == nullptr) {
+    p.breakdown.add(StallClass::kIssuing, 1);
+  } else {
+    charge(core, local, StallClass::kIssuing, t, t + Cycles(1));
+  }
+  CoreCounters& counters = *p.counters;
+  counters.registry.increment(counters.instructions);
+  const OpCost& cost = device_.costs->alu(op.kind);
+  if (issue_alu_instruction(g, s, counters, op, cost, t)) {
+    complete_op_inline(core, local, alu_done(g, op, cost, t), device_.costs->traits(op).wait_class,
+                       -1, t, t + Cycles(1));
+  }
+  return cost;
 }
 
 void LaunchReplay::complete_op(int core, int local, Cycles done, StallClass wait_class,

@@ -72,11 +72,13 @@ class RoundBarrier {
 }  // namespace
 
 bool LaunchReplay::parallel_ready() const {
-  return device_.threads > 1 && device_.sink == nullptr && next_threadgroup_ > 0 &&
-         serial_steps_left_ <= 0 && device_.memory->shared_latency() >= kMinWindow &&
-         parts_.size() == 1 && cores_ > 1 &&
+  // Asked before every serial step: what rules out most of them (one host thread, one core,
+  // a closed gate) comes first.
+  return device_.threads > 1 && cores_ > 1 && device_.sink == nullptr && parts_.size() == 1 &&
+         next_threadgroup_ > 0 && serial_steps_left_ <= 0 &&
          (device_.parallel_gate == nullptr ||
-          device_.parallel_gate->load(std::memory_order_relaxed));
+          device_.parallel_gate->load(std::memory_order_relaxed)) &&
+         device_.memory->shared_latency() >= kMinWindow;
 }
 
 void LaunchReplay::split_partitions(int count) {

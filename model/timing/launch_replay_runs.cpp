@@ -207,7 +207,18 @@ void LaunchReplay::issue_ahead(int core, int k, Cycles t) {
       s.last_issue = c.at;
       s.last_issued = c.chosen;
       s.wake = c.at + Cycles(1);
-      issue(core, k, c.chosen, c.at);
+      if (op.op == sim::OpClass::kAlu && !in_run && g->wait_from == c.at) {
+        // An ALU op right after its simdgroup's previous issue: its first instruction, and
+        // on a pipe of one instruction a cycle the rest of the run as the loop's next round
+        // would batch it (the same choice: eligible in the next cycle, before older ones).
+        const OpCost& cost = issue_alu_start(core, k, c.chosen, c.at);
+        if (g->run_left > 0 && cost.throughput <= Cycles(1)) {
+          batch_alu_run(core, k, c.chosen, c.at, cost,
+                        oldest_first ? std::min(bounds.hard, c.older) : bounds.hard);
+        }
+      } else {
+        issue(core, k, c.chosen, c.at);
+      }
     }
     // A threadgroup-memory op next may take the core's grant once eligible.
     if (g->pipe == Pipe::kThreadgroupMemory) {

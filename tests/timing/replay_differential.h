@@ -25,11 +25,12 @@ class Random {
   std::uint64_t state_;
 };
 
-// One simdgroup's ops: ALU runs (count 1..60) mixed with memory ops, matrix multiplies and
-// simdgroup barriers, plus `barriers` threadgroup barriers at pseudo-random places. ALU ops
-// depend on the newest earlier load, as the engine's rule says. With `lead_with_load`, the
-// first op is a threadgroup load (a newly dispatched simdgroup then competes for the
-// threadgroup-memory pipe at once).
+// One simdgroup's ops: ALU runs (count 1..60, some with a dependent chain: trace.h's `chain`,
+// which bounds a run's completion from its segment's start) mixed with memory ops, matrix
+// multiplies and simdgroup barriers, plus `barriers` threadgroup barriers at pseudo-random
+// places. ALU ops depend on the newest earlier load, as the engine's rule says. With
+// `lead_with_load`, the first op is a threadgroup load (a newly dispatched simdgroup then
+// competes for the threadgroup-memory pipe at once).
 inline void fill_simdgroup(sim::SimdgroupTrace& sg, int barriers, Random& random, std::uint32_t tg,
                            bool lead_with_load) {
   const int ops = 4 + static_cast<int>(random.below(20));
@@ -49,6 +50,9 @@ inline void fill_simdgroup(sim::SimdgroupTrace& sg, int barriers, Random& random
       const auto kind = static_cast<sim::AluKind>(random.below(13));
       const auto count = static_cast<std::uint16_t>(1 + random.below(60));
       sg.ops.push_back(alu_op(kind, count, last_load));
+      // A dependent chain in the runs of every other kind, from the run's values (the
+      // generator's sequence stays that of launches without chains).
+      if (static_cast<int>(kind) % 2 == 1) sg.ops.back().chain = (7u * count + i) % (count + 1u);
     } else if (what < 10) {
       add_memory_op(sg, sim::OpClass::kThreadgroupLoad, sim::kThreadgroupBufferId,
                     4 * random.below(64), 4 * (1 + random.below(32)), 4);
