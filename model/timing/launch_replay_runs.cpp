@@ -163,6 +163,11 @@ void LaunchReplay::issue_ahead(int core, int k, Cycles t) {
   // compute choice, or the bound on its threadgroup-memory ops and held simdgroups. It sleeps
   // until then instead of being visited for nothing (what else wakes it calls wake()).
   const auto stop = [&s](Cycles earliest) { s.wake = std::max(s.wake, earliest); };
+  // Where the chosen simdgroup's run, one instruction a cycle, must stop: the first cycle an
+  // older simdgroup could take (oldest first; none under greedy), or the hard bound.
+  const auto consecutive_horizon = [&] {
+    return oldest_first ? std::min(bounds.hard, c.older) : bounds.hard;
+  };
   for (;;) {
     const Cycles next = s.last_issue + Cycles(1);
     if (next >= bounds.hard) return;
@@ -199,7 +204,7 @@ void LaunchReplay::issue_ahead(int core, int k, Cycles t) {
       const OpCost& cost = device_.costs->alu(op.kind);
       const Cycles horizon =
           cost.throughput <= Cycles(1)
-              ? (oldest_first ? std::min(bounds.hard, c.older) : bounds.hard)
+              ? consecutive_horizon()
               : std::min({bounds.hard, bounds.gap, others_eligible(core, k, c.chosen)});
       issued = batch_alu_run(core, k, c.chosen, s.last_issue, cost, horizon);
     }
@@ -213,8 +218,7 @@ void LaunchReplay::issue_ahead(int core, int k, Cycles t) {
         // would batch it (the same choice: eligible in the next cycle, before older ones).
         const OpCost& cost = issue_alu_start(core, k, c.chosen, c.at);
         if (g->run_left > 0 && cost.throughput <= Cycles(1)) {
-          batch_alu_run(core, k, c.chosen, c.at, cost,
-                        oldest_first ? std::min(bounds.hard, c.older) : bounds.hard);
+          batch_alu_run(core, k, c.chosen, c.at, cost, consecutive_horizon());
         }
       } else {
         issue(core, k, c.chosen, c.at);
